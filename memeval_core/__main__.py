@@ -1,0 +1,7 @@
+"""``python -m memeval_core``."""
+
+import sys
+
+from memeval_core.cli import main
+
+sys.exit(main())

@@ -1,0 +1,32 @@
+"""Typed errors that say which file, where in it, what was wrong and how to fix it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+def json_path(loc: Sequence[int | str]) -> str:
+    """Render a location tuple as a JSONPath-like string: ``("cases", 3, "caseId")`` -> ``$.cases[3].caseId``."""
+    out = "$"
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+@dataclass(frozen=True)
+class IngestError(Exception):
+    """One problem with one input file; the other files still load."""
+
+    file: str
+    """The file's path as the user gave it (relative to the results directory where possible)."""
+    path: str
+    """JSON path of the offending value, ``$`` for the whole document."""
+    message: str
+    """What was wrong."""
+    hint: str = ""
+    """How to fix it."""
+
+    def __str__(self) -> str:
+        text = f"{self.file}: {self.path}: {self.message}"
+        return f"{text} ({self.hint})" if self.hint else text

@@ -1,0 +1,307 @@
+"""Find, parse, recognise, re-score and verify every PMB file under a results directory.
+
+Files are recognised by their content, not their name: a report is an object with ``provider``
+and a ``cases`` list (session reports have ``turnIndex`` on their entries), fixtures are lists of
+cases or beliefs. Each bad file yields one :class:`IngestError` naming the file and the JSON path;
+the other files still load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from memeval_core.errors import IngestError, json_path
+from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
+from memeval_core.pmb.models import (
+    Belief,
+    RetrievalCase,
+    SessionCase,
+    SessionEntry,
+    SessionReport,
+    SingleTurnEntry,
+    SingleTurnReport,
+)
+from memeval_core.pmb.rescore import aggregate, rescore_session, rescore_single_turn
+from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity, assign_display_names
+from memeval_core.pmb.verify import verify_cases, verify_ingestion, verify_summary
+
+Kind = Literal["single-turn-report", "session-report", "cases", "session-cases", "beliefs"]
+
+_REPORT_NAME_HINT = "retrieval-report"
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """A JSON file read from disk: its bytes' hash and parsed content."""
+
+    path: Path
+    """Absolute path."""
+    rel: str
+    """Path relative to the directory it was found under (POSIX separators)."""
+    sha256: str
+    """SHA-256 of the bytes."""
+    data: Any
+    """Parsed JSON."""
+
+
+@dataclass(frozen=True)
+class PmbLoad:
+    """Everything loaded from one results directory."""
+
+    runs: tuple[PmbRun, ...]
+    """Re-scored runs, single-turn first, in file order."""
+    errors: tuple[IngestError, ...]
+    """One error per file that could not be loaded."""
+    fixture: PmbFixture | None
+    """The fixture the runs were scored against."""
+    skipped: tuple[str, ...]
+    """JSON files that are neither PMB reports nor fixtures (left alone)."""
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def read_json(path: Path, rel: str) -> RawFile:
+    """Read and parse one file; raise :class:`IngestError` for empty, non-UTF-8 or invalid JSON."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise IngestError(rel, "$", f"cannot be read: {exc.strerror}") from exc
+    if not raw.strip():
+        raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IngestError(
+            rel, "$", f"not UTF-8 text (bad byte at offset {exc.start})", "save the file as UTF-8 JSON"
+        ) from exc
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise IngestError(
+            rel,
+            "$",
+            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            "fix the JSON syntax or re-export the file",
+        ) from exc
+    except ValueError as exc:
+        raise IngestError(rel, "$", f"not valid JSON: {exc}", "write NaN/Infinity as null or a finite number") from exc
+    return RawFile(path, rel, hashlib.sha256(raw).hexdigest(), data)
+
+
+def sniff(data: Any) -> Kind | None:
+    """What a parsed JSON document is, judged by its content."""
+    if isinstance(data, dict) and "provider" in data and isinstance(data.get("cases"), list):
+        entries = [e for e in data["cases"] if isinstance(e, dict)]
+        if any("turnIndex" in e or "retrievedBeliefIds" in e for e in entries):
+            return "session-report"
+        if not entries and isinstance(data.get("retrieval"), dict) and "turnCount" in data["retrieval"]:
+            return "session-report"
+        return "single-turn-report"
+    if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
+        first = data[0]
+        if "caseId" in first and "turns" in first:
+            return "session-cases"
+        if "caseId" in first and "expect" in first:
+            return "cases"
+        if "_id" in first and "canonical_name" in first:
+            return "beliefs"
+    return None
+
+
+def iter_json_files(root: Path) -> Iterator[Path]:
+    """Every ``*.json`` under root, sorted, skipping hidden files and folders."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".json") and not name.startswith("."):
+                yield Path(dirpath) / name
+
+
+def _validation_error(rel: str, exc: ValidationError, what: str) -> IngestError:
+    errs = exc.errors()
+    first = errs[0]
+    more = f" (and {len(errs) - 1} more problem{'s' if len(errs) > 2 else ''})" if len(errs) > 1 else ""
+    got = first.get("input")
+    shown = json.dumps(got)[:60] if isinstance(got, (str, int, float, bool)) or got is None else type(got).__name__
+    return IngestError(
+        rel,
+        json_path(first["loc"]),
+        f"{first['msg']} (got {shown}){more}",
+        f"this does not match the {what} format; see docs/FORMATS.md",
+    )
+
+
+def _validate(model: type[BaseModel] | TypeAdapter[Any], raw: RawFile, what: str) -> Any:
+    try:
+        if isinstance(model, TypeAdapter):
+            return model.validate_python(raw.data)
+        return model.model_validate(raw.data)
+    except ValidationError as exc:
+        raise _validation_error(raw.rel, exc, what) from exc
+
+
+_CASES = TypeAdapter(list[RetrievalCase])
+_SESSION_CASES = TypeAdapter(list[SessionCase])
+_BELIEFS = TypeAdapter(list[Belief])
+
+
+def load_fixture(directory: Path) -> PmbFixture:
+    """Load the three PMB fixture files from a directory; raise :class:`IngestError` on any problem."""
+    files = {}
+    for name in (CASES_FILE, SESSION_CASES_FILE, BELIEFS_FILE):
+        p = directory / name
+        if not p.is_file():
+            raise IngestError(
+                str(p), "$", "fixture file is missing", "run `python -m memeval_core sync` or pass --fixtures DIR"
+            )
+        files[name] = read_json(p, str(p))
+    return PmbFixture(
+        cases=tuple(_validate(_CASES, files[CASES_FILE], "retrieval.cases.json")),
+        session_cases=tuple(_validate(_SESSION_CASES, files[SESSION_CASES_FILE], "session-retrieval.cases.json")),
+        beliefs=tuple(_validate(_BELIEFS, files[BELIEFS_FILE], "beliefs.seed.json")),
+        source=str(directory),
+        sha256={k: v.sha256 for k, v in files.items()},
+    )
+
+
+def find_fixture_dir(root: Path) -> Path | None:
+    """The first directory under root (breadth-first, sorted) that holds ``retrieval.cases.json``."""
+    if (root / CASES_FILE).is_file():
+        return root
+    candidates = sorted(
+        (
+            p.parent
+            for p in root.rglob(CASES_FILE)
+            if not any(part.startswith(".") for part in p.parts[len(root.parts) :])
+        ),
+        key=lambda d: (len(d.parts), str(d)),
+    )
+    return candidates[0] if candidates else None
+
+
+def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture) -> PmbRun:
+    """Validate, re-score and verify one report; raise :class:`IngestError` on bad content."""
+    session = kind == "session-report"
+    report: SingleTurnReport | SessionReport = _validate(
+        SessionReport if session else SingleTurnReport, raw, "session report" if session else "single-turn report"
+    )
+    keys: dict[tuple[str, int | None], int] = {}
+    entries: list[SingleTurnEntry | SessionEntry] = list(report.cases)
+    for i, e in enumerate(entries):
+        if isinstance(e, SessionEntry):
+            key: tuple[str, int | None] = (e.case_id, e.turn_index)
+            known = key in fixture.turn_by_key
+            where = f"{SESSION_CASES_FILE} of {fixture.source}"
+        else:
+            key = (e.case_id, None)
+            known = e.case_id in fixture.case_by_id
+            where = f"{CASES_FILE} of {fixture.source}"
+        if not known:
+            what = e.case_id if key[1] is None else f"{e.case_id} turn {key[1]}"
+            raise IngestError(
+                raw.rel,
+                f"$.cases[{i}].caseId",
+                f"{what!r} is not a case of {where}",
+                "check that the report and the fixture come from the same benchmark version",
+            )
+        if key in keys:
+            raise IngestError(
+                raw.rel,
+                f"$.cases[{i}].caseId",
+                f"{key[0]!r} appears twice (first at $.cases[{keys[key]}])",
+                "each case may be reported once per run",
+            )
+        keys[key] = i
+    cases = (
+        rescore_session(report, fixture) if isinstance(report, SessionReport) else rescore_single_turn(report, fixture)
+    )
+    derived = aggregate(cases, stated_categories=True)
+    mismatches = verify_summary(report.retrieval, derived, session)
+    if report.ingestion is not None:
+        mismatches += verify_ingestion(report.ingestion)
+    mismatches += verify_cases(cases, keys)
+    stem = raw.rel.rsplit("/", 1)[-1].removesuffix(".json")
+    benchmark: Benchmark = "pmb-session" if session else "pmb-single-turn"
+    return PmbRun(
+        identity=RunIdentity(
+            run_id=f"{stem}-{raw.sha256[:10]}",
+            display_name=report.provider,
+            provider=report.provider,
+            benchmark=benchmark,
+            source=raw.rel,
+            sha256=raw.sha256,
+        ),
+        cases=cases,
+        stated=report.retrieval,
+        ingestion=report.ingestion,
+        mismatches=tuple(mismatches),
+        extra_fields=tuple(
+            sorted((report.model_extra or {}).keys() | ({"provenance"} if report.provenance else set()))
+        ),
+    )
+
+
+def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
+    """Load every PMB report under ``results``, scored against ``fixtures`` (default: found under results)."""
+    errors: list[IngestError] = []
+    skipped: list[str] = []
+    fixture: PmbFixture | None = None
+    fixture_dir = fixtures if fixtures is not None else find_fixture_dir(results)
+    if fixture_dir is not None:
+        try:
+            fixture = load_fixture(fixture_dir)
+        except IngestError as exc:
+            errors.append(exc)
+
+    reports: list[tuple[RawFile, Kind]] = []
+    for path in iter_json_files(results):
+        rel = path.relative_to(results).as_posix()
+        try:
+            raw = read_json(path, rel)
+        except IngestError as exc:
+            errors.append(exc)
+            continue
+        kind = sniff(raw.data)
+        if kind in ("single-turn-report", "session-report"):
+            reports.append((raw, kind))
+        elif kind is None:
+            if _REPORT_NAME_HINT in path.name:
+                errors.append(
+                    IngestError(
+                        rel,
+                        "$",
+                        "named like a PMB report but is not one: expected an object with 'provider' and a 'cases' list",
+                        "check that this is a retrieval-report JSON written by the PMB harness",
+                    )
+                )
+            else:
+                skipped.append(rel)
+
+    runs: list[PmbRun] = []
+    for raw, kind in reports:
+        if fixture is None:
+            errors.append(
+                IngestError(
+                    raw.rel,
+                    "$",
+                    "no PMB fixture found to score this report against",
+                    "run `python -m memeval_core sync`, or pass --fixtures DIR (the folder with retrieval.cases.json)",
+                )
+            )
+            continue
+        try:
+            runs.append(build_run(raw, kind, fixture))
+        except IngestError as exc:
+            errors.append(exc)
+    runs.sort(key=lambda r: (r.identity.benchmark != "pmb-single-turn", r.identity.source))
+    return PmbLoad(tuple(assign_display_names(runs)), tuple(errors), fixture, tuple(skipped))

@@ -1,0 +1,106 @@
+"""A scored PMB run: identity, re-derived cases, aggregates and verification result."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Literal
+
+from memeval_core.pmb.models import Ingestion, RetrievalSummary
+from memeval_core.pmb.rescore import Aggregate, ScoredCase, aggregate
+
+Benchmark = Literal["pmb-single-turn", "pmb-session"]
+BENCHMARKS: tuple[Benchmark, ...] = ("pmb-single-turn", "pmb-session")
+
+_STEM = re.compile(r"^(?P<prefix>.*?)-?(?:session-)?retrieval-report-?(?P<suffix>.*)$")
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """Who a run is and where it came from."""
+
+    run_id: str
+    """Stable id: file stem plus the first 10 hex digits of the file's SHA-256."""
+    display_name: str
+    """Name shown to people; tells apart runs that share a provider string."""
+    provider: str
+    """Provider string stated in the report."""
+    benchmark: Benchmark
+    """Which PMB suite the run belongs to."""
+    source: str
+    """File path relative to the results directory."""
+    sha256: str
+    """SHA-256 of the file's bytes."""
+
+
+@dataclass(frozen=True)
+class PmbRun:
+    """One ingested, re-scored and verified PMB report."""
+
+    identity: RunIdentity
+    """Who and where."""
+    cases: tuple[ScoredCase, ...]
+    """Re-derived cases (session: turns), in report order (session: case, turn order)."""
+    stated: RetrievalSummary
+    """The aggregates the report states."""
+    ingestion: Ingestion | None
+    """Ingestion timings, when present."""
+    mismatches: tuple[str, ...] = field(default=())
+    """Stated values that do not match the re-derived ones."""
+    extra_fields: tuple[str, ...] = field(default=())
+    """Top-level report fields memeval keeps but does not interpret (e.g. provenance)."""
+
+    @cached_property
+    def aggregate(self) -> Aggregate:
+        """Re-derived aggregates."""
+        return aggregate(self.cases)
+
+    @property
+    def verified(self) -> bool:
+        """True when every stated value matches its re-derived value."""
+        return not self.mismatches
+
+    @property
+    def ingestion_total_ms(self) -> float | None:
+        """Total ingestion time; from per-belief timings when present, else as stated."""
+        if self.ingestion is None:
+            return None
+        if self.ingestion.per_belief:
+            return sum(b.latency_ms for b in self.ingestion.per_belief)
+        return self.ingestion.total_ms
+
+
+def file_variant(stem: str, provider: str) -> str:
+    """What the file name says beyond the provider, e.g. ``nomic`` for ``nomic-retrieval-report-vector``."""
+    m = _STEM.match(stem)
+    if not m:
+        return stem
+    parts = [p for p in (m["prefix"], m["suffix"]) if p and p != provider]
+    return "-".join(dict.fromkeys(parts))
+
+
+def assign_display_names(runs: Iterable[PmbRun]) -> list[PmbRun]:
+    """Give each run a display name unique within its benchmark.
+
+    The provider string alone when it is unique and the file name says nothing more; otherwise
+    ``provider (variant)`` from the file name; the short hash as a last resort.
+    """
+    runs = list(runs)
+    by_key: dict[tuple[str, str], list[int]] = {}
+    for i, r in enumerate(runs):
+        by_key.setdefault((r.identity.benchmark, r.identity.provider), []).append(i)
+    names: dict[int, str] = {}
+    for (_, provider), idx in by_key.items():
+        for i in idx:
+            stem = runs[i].identity.source.rsplit("/", 1)[-1].removesuffix(".json")
+            variant = file_variant(stem, provider)
+            names[i] = f"{provider} ({variant})" if variant else provider
+        seen: dict[str, int] = {}
+        for i in idx:
+            seen[names[i]] = seen.get(names[i], 0) + 1
+        for i in idx:
+            if seen[names[i]] > 1:
+                names[i] = f"{names[i]} #{runs[i].identity.sha256[:8]}"
+    return [replace(r, identity=replace(r.identity, display_name=names[i])) for i, r in enumerate(runs)]
