@@ -21,7 +21,7 @@ TOLERANCE = 1e-9
 
 def _fmt(value: object) -> str:
     if isinstance(value, float):
-        return f"{value:g}" if abs(value) >= 1e-4 or value == 0 else f"{value:.3g}"
+        return f"{value:.10g}"
     return "null" if value is None else str(value)
 
 

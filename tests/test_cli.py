@@ -1,0 +1,102 @@
+"""The CLI as a user runs it: python -m memeval_core ..."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from memeval_core.cli import main
+from tests._data import PMB_DIR, PROJECT, require
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memeval_core", *args], cwd=PROJECT, capture_output=True, text=True, env=env, check=False
+    )
+
+
+def test_leaderboard_json_keys_and_values() -> None:
+    p = run_cli("leaderboard", "--results", str(require(PMB_DIR)), "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert len(rows) == 24
+    assert set(rows[0]) == {
+        "run_id", "display_name", "provider", "benchmark", "cases", "passed", "pass_types", "mean_precision",
+        "mean_recall", "mean_drift", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "ingestion_total_ms",
+        "verified", "mismatches",
+    }  # fmt: skip
+    gbrain = next(r for r in rows if r["display_name"] == "gbrain" and r["benchmark"] == "pmb-single-turn")
+    assert gbrain["passed"] == 34
+    assert gbrain["pass_types"] == {"active_retrieval": 5, "structural": 20, "trivially_empty": 9}
+
+
+def test_leaderboard_csv_and_table(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["leaderboard", "--results", str(require(PMB_DIR)), "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(table) == 24 and table[0]["display_name"] == "tenure"
+    assert main(["leaderboard", "--results", str(PMB_DIR)]) == 0
+    assert "tenure" in capsys.readouterr().out.splitlines()[1]
+
+
+def test_results_from_environment(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(require(PMB_DIR)))
+    assert main(["leaderboard", "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 24
+
+
+def test_fixtures_override(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    report = require(PMB_DIR) / "test-results/baseline/retrieval-report-mem0.json"
+    (tmp_path / "run.json").write_bytes(report.read_bytes())
+    assert (
+        main(["leaderboard", "--results", str(tmp_path), "--fixtures", str(PMB_DIR / "fixtures"), "--format", "json"])
+        == 0
+    )
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["display_name"], row["passed"]) == ("mem0 (run)", 9)
+
+
+def test_verify_exits_1_and_lists_mismatches() -> None:
+    p = run_cli("verify", "--results", str(require(PMB_DIR)))
+    assert p.returncode == 1
+    assert (
+        "vector (nomic) [pmb-single-turn] test-results/baseline/nomic-retrieval-report-vector.json: 4 mismatch(es)"
+        in p.stdout
+    )
+    assert "  - $.retrieval.passTypes.structural: stated 7, re-derived 8" in p.stdout
+    assert p.stdout.strip().splitlines()[-1] == "24 run(s) checked, 3 with mismatches, 0 file(s) not loaded"
+
+
+def test_verify_exits_0_on_a_clean_run(tmp_path: Path) -> None:
+    report = require(PMB_DIR) / "test-results/baseline/retrieval-report-tenure.json"
+    (tmp_path / "r.json").write_bytes(report.read_bytes())
+    p = run_cli("verify", "--results", str(tmp_path), "--fixtures", str(PMB_DIR / "fixtures"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "1 run(s) checked, 0 with mismatches" in p.stdout
+
+
+def test_bad_file_is_reported_on_stderr_and_others_still_print(tmp_path: Path) -> None:
+    report = require(PMB_DIR) / "test-results/baseline/retrieval-report-tenure.json"
+    (tmp_path / "good.json").write_bytes(report.read_bytes())
+    (tmp_path / "retrieval-report-broken.json").write_text("")
+    p = run_cli("leaderboard", "--results", str(tmp_path), "--fixtures", str(PMB_DIR / "fixtures"), "--format", "json")
+    assert p.returncode == 0
+    assert "error: retrieval-report-broken.json: $: file is empty" in p.stderr
+    assert [r["provider"] for r in json.loads(p.stdout)] == ["tenure"]
+
+
+def test_missing_results_dir(tmp_path: Path) -> None:
+    p = run_cli("leaderboard", "--results", str(tmp_path / "nope"))
+    assert p.returncode == 1 and "does not exist" in p.stderr
+
+
+def test_sync_from_and_if_empty(tmp_path: Path) -> None:
+    p = run_cli("sync", "--results", str(tmp_path), "--from", str(require(PMB_DIR)))
+    assert p.returncode == 0 and "synced 27 files" in p.stdout
+    p = run_cli("sync", "--results", str(tmp_path), "--if-empty")
+    assert p.returncode == 0 and "already holds results" in p.stdout
+    p = run_cli("sync", "--results", str(tmp_path / "other"), "--from", str(tmp_path / "missing"))
+    assert p.returncode == 1 and p.stderr.startswith("error: sync failed:")

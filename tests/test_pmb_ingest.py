@@ -1,0 +1,178 @@
+"""Ingest: the real PMB data loads, and every kind of bad file gives one clear error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memeval_core.pmb.ingest import load_pmb, sniff
+from tests._data import PMB_DIR, require
+
+
+@pytest.fixture(scope="module")
+def pmb() -> Path:
+    return require(PMB_DIR)
+
+
+def test_all_real_reports_load(pmb: Path) -> None:
+    load = load_pmb(pmb)
+    assert load.errors == ()
+    assert load.skipped == ("providers.config.json",)
+    single = [r for r in load.runs if r.identity.benchmark == "pmb-single-turn"]
+    session = [r for r in load.runs if r.identity.benchmark == "pmb-session"]
+    assert (len(single), len(session)) == (13, 11)
+    assert all(r.aggregate.cases == 77 for r in single)
+    assert all(r.aggregate.cases == 12 for r in session)
+
+
+def test_runs_sharing_a_provider_get_distinct_names_and_stable_ids(pmb: Path) -> None:
+    runs = {r.identity.source.rsplit("/", 1)[-1]: r.identity for r in load_pmb(pmb).runs}
+    assert runs["retrieval-report-vector.json"].display_name == "vector"
+    assert runs["nomic-retrieval-report-vector.json"].provider == "vector"
+    assert runs["nomic-retrieval-report-vector.json"].display_name == "vector (nomic)"
+    assert runs["qwen3-retrieval-report-vector.json"].display_name == "qwen3 (vector)"
+    rid = runs["retrieval-report-vector.json"].run_id
+    assert rid.startswith("retrieval-report-vector-") and len(rid.rsplit("-", 1)[1]) == 10
+    assert load_pmb(pmb).runs[0].identity.run_id == load_pmb(pmb).runs[0].identity.run_id
+    names = [(i.benchmark, i.display_name) for i in runs.values()]
+    assert len(names) == len(set(names))
+
+
+def test_unknown_fields_are_kept(pmb: Path) -> None:
+    runs = {r.identity.source.rsplit("/", 1)[-1]: r for r in load_pmb(pmb).runs}
+    assert "provenance" in runs["retrieval-report-agentmemory.json"].extra_fields
+
+
+def test_recognised_by_content_not_name(pmb: Path, tmp_path: Path) -> None:
+    shutil.copytree(pmb / "fixtures", tmp_path / "fx")
+    shutil.copy(pmb / "test-results/baseline/retrieval-report-mem0.json", tmp_path / "my-run.json")
+    shutil.copy(pmb / "test-results/baseline/session-retrieval-report-mem0.json", tmp_path / "other.json")
+    load = load_pmb(tmp_path)
+    assert load.errors == ()
+    assert sorted((r.identity.benchmark, r.identity.display_name) for r in load.runs) == [
+        ("pmb-session", "mem0 (other)"),
+        ("pmb-single-turn", "mem0 (my-run)"),
+    ]
+
+
+def test_sniff() -> None:
+    assert sniff({"provider": "x", "cases": [{"caseId": "a", "turnIndex": 0}]}) == "session-report"
+    assert sniff({"provider": "x", "cases": [{"caseId": "a"}]}) == "single-turn-report"
+    assert sniff([{"caseId": "a", "expect": {}}]) == "cases"
+    assert sniff([{"caseId": "a", "turns": []}]) == "session-cases"
+    assert sniff([{"_id": "b", "canonical_name": "n"}]) == "beliefs"
+    assert sniff({"mem0": {"envVar": "X"}}) is None
+
+
+@pytest.fixture
+def results_with(pmb: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A results dir with the fixture, one good report, and a bad file written by the test."""
+    shutil.copytree(pmb / "fixtures", tmp_path / "fixtures")
+    shutil.copy(pmb / "test-results/baseline/retrieval-report-tenure.json", tmp_path / "retrieval-report-tenure.json")
+    good = json.loads((pmb / "test-results/baseline/retrieval-report-mem0.json").read_text())
+
+    def write(content: str | bytes | None = None, mutate=None) -> Path:  # type: ignore[no-untyped-def]
+        path = tmp_path / "retrieval-report-bad.json"
+        if mutate is not None:
+            data = json.loads(json.dumps(good))
+            mutate(data)
+            content = json.dumps(data)
+        assert content is not None
+        if isinstance(content, str):
+            path.write_text(content, encoding="utf-8")
+        else:
+            path.write_bytes(content)
+        return tmp_path
+
+    return write
+
+
+def _only_error(root: Path):  # type: ignore[no-untyped-def]
+    load = load_pmb(root)
+    assert [r.identity.provider for r in load.runs] == ["tenure"], "the good run must still load"
+    assert len(load.errors) == 1
+    err = load.errors[0]
+    assert err.file == "retrieval-report-bad.json"
+    return err
+
+
+def test_empty_file(results_with) -> None:  # type: ignore[no-untyped-def]
+    err = _only_error(results_with(""))
+    assert (err.path, err.message) == ("$", "file is empty")
+
+
+def test_not_json(results_with) -> None:  # type: ignore[no-untyped-def]
+    err = _only_error(results_with('{"provider": "x", '))
+    assert err.path == "$" and err.message.startswith("not valid JSON") and "line 1" in err.message
+
+
+def test_not_utf8(results_with) -> None:  # type: ignore[no-untyped-def]
+    err = _only_error(results_with(b'{"provider": "\xff"}'))
+    assert "not UTF-8" in err.message
+
+
+def test_wrong_shape(results_with) -> None:  # type: ignore[no-untyped-def]
+    err = _only_error(results_with("[1, 2, 3]"))
+    assert "named like a PMB report but is not one" in err.message
+
+
+def test_wrong_type_names_the_json_path(results_with) -> None:  # type: ignore[no-untyped-def]
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["cases"][4]["passed"] = "maybe"
+
+    err = _only_error(results_with(mutate=mutate))
+    assert err.path == "$.cases[4].passed"
+    assert '"maybe"' in err.message
+
+
+def test_nan_latency_is_rejected_with_its_path(results_with) -> None:  # type: ignore[no-untyped-def]
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["cases"][2]["retrievalLatencyMs"] = float("nan")
+
+    root = results_with(mutate=mutate)
+    text = (root / "retrieval-report-bad.json").read_text()
+    assert "NaN" in text
+    err = _only_error(root)
+    assert err.path == "$" and "NaN" in err.message
+
+
+def test_negative_latency_is_rejected_with_its_path(results_with) -> None:  # type: ignore[no-untyped-def]
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["cases"][7]["retrievalLatencyMs"] = -3
+
+    err = _only_error(results_with(mutate=mutate))
+    assert err.path == "$.cases[7].retrievalLatencyMs"
+
+
+def test_unknown_case_id(results_with) -> None:  # type: ignore[no-untyped-def]
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["cases"][9]["caseId"] = "no-such-case"
+
+    err = _only_error(results_with(mutate=mutate))
+    assert err.path == "$.cases[9].caseId"
+    assert "'no-such-case' is not a case of retrieval.cases.json" in err.message
+
+
+def test_duplicate_case_id(results_with) -> None:  # type: ignore[no-untyped-def]
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["cases"][1]["caseId"] = d["cases"][0]["caseId"]
+
+    err = _only_error(results_with(mutate=mutate))
+    assert err.path == "$.cases[1].caseId" and "appears twice" in err.message
+
+
+def test_missing_fixture_is_one_error_per_report(tmp_path: Path, pmb: Path) -> None:
+    shutil.copy(pmb / "test-results/baseline/retrieval-report-tenure.json", tmp_path / "r.json")
+    load = load_pmb(tmp_path)
+    assert load.runs == ()
+    assert [e.file for e in load.errors] == ["r.json"]
+    assert "--fixtures" in load.errors[0].hint
+
+
+def test_explicit_fixtures_dir(tmp_path: Path, pmb: Path) -> None:
+    shutil.copy(pmb / "test-results/baseline/retrieval-report-tenure.json", tmp_path / "r.json")
+    load = load_pmb(tmp_path, pmb / "fixtures")
+    assert [r.aggregate.passed for r in load.runs] == [77]
