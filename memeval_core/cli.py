@@ -1,15 +1,18 @@
-"""Command line: ``python -m memeval_core leaderboard|verify|sync``."""
+"""Command line: ``python -m memeval_core leaderboard|verify|sync|add``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from memeval_core import leaderboard
-from memeval_core.pmb.ingest import PmbLoad, load_pmb
+from memeval_core.errors import IngestError
+from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture, load_pmb, run_from_bytes
 from memeval_core.sources import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
+from memeval_core.store import DEFAULT_MAX_BYTES, Validator, add_files
 from memeval_core.sync import SyncError, has_results, sync
 
 
@@ -70,6 +73,48 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+def pmb_validator(results: Path, fixtures: Path | None) -> Validator:
+    """A validator that accepts a file only when it loads and scores as a PMB report."""
+    fixture_dir = fixtures if fixtures is not None else find_fixture_dir(results) if results.is_dir() else None
+    fixture = None
+    if fixture_dir is not None:
+        fixture = load_fixture(fixture_dir)
+
+    def validate(name: str, data: bytes) -> None:
+        if fixture is None:
+            raise IngestError(
+                name, "$", "no PMB fixture found to score this file against", "run `python -m memeval_core sync` first"
+            )
+        run_from_bytes(name, data, fixture)
+
+    return validate
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    root = results_dir(args.results)
+    try:
+        validate = pmb_validator(root, fixtures_dir(args.fixtures))
+    except IngestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    files: list[tuple[str, bytes]] = []
+    for f in args.files:
+        try:
+            files.append((Path(f).name, Path(f).read_bytes()))
+        except OSError as exc:
+            print(f"error: {f}: cannot be read: {exc.strerror}", file=sys.stderr)
+            return 2
+    results = add_files(root, files, validate, int(args.max_size * 1024 * 1024))
+    for r in results:
+        if r.status == "stored":
+            print(f"stored {r.name} as {r.path}")
+        elif r.status == "duplicate":
+            print(f"skipped {r.name}: identical to {r.path} (same SHA-256)")
+        else:
+            print(f"rejected {r.error}", file=sys.stderr)
+    return 1 if any(r.status == "rejected" for r in results) else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m memeval_core", description="memeval: re-score and rank memory-benchmark results."
@@ -96,6 +141,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--if-empty", action="store_true", help="do nothing when the results directory already holds results"
     )
     p.set_defaults(func=cmd_sync)
+    p = sub.add_parser("add", help="validate result files and store them in the results directory")
+    _add_source_args(p)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument(
+        "--max-size",
+        type=float,
+        default=float(os.environ.get("MEMEVAL_MAX_UPLOAD_MB", DEFAULT_MAX_BYTES // (1024 * 1024))),
+        metavar="MB",
+        help="largest file accepted, in MB (default 200, or $MEMEVAL_MAX_UPLOAD_MB)",
+    )
+    p.set_defaults(func=cmd_add)
     return parser
 
 

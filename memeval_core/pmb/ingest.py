@@ -70,12 +70,8 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def read_json(path: Path, rel: str) -> RawFile:
-    """Read and parse one file; raise :class:`IngestError` for empty, non-UTF-8 or invalid JSON."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise IngestError(rel, "$", f"cannot be read: {exc.strerror}") from exc
+def parse_json_bytes(raw: bytes, rel: str) -> Any:
+    """Parse JSON bytes; raise :class:`IngestError` for empty, non-UTF-8 or invalid JSON (NaN included)."""
     if not raw.strip():
         raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
     try:
@@ -85,7 +81,7 @@ def read_json(path: Path, rel: str) -> RawFile:
             rel, "$", f"not UTF-8 text (bad byte at offset {exc.start})", "save the file as UTF-8 JSON"
         ) from exc
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise IngestError(
             rel,
@@ -95,7 +91,17 @@ def read_json(path: Path, rel: str) -> RawFile:
         ) from exc
     except ValueError as exc:
         raise IngestError(rel, "$", f"not valid JSON: {exc}", "write NaN/Infinity as null or a finite number") from exc
-    return RawFile(path, rel, hashlib.sha256(raw).hexdigest(), data)
+    except RecursionError as exc:
+        raise IngestError(rel, "$", "JSON nested too deeply", "flatten the document") from exc
+
+
+def read_json(path: Path, rel: str) -> RawFile:
+    """Read and parse one file; raise :class:`IngestError` for unreadable, empty or invalid JSON."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise IngestError(rel, "$", f"cannot be read: {exc.strerror}") from exc
+    return RawFile(path, rel, hashlib.sha256(raw).hexdigest(), parse_json_bytes(raw, rel))
 
 
 def sniff(data: Any) -> Kind | None:
@@ -305,3 +311,17 @@ def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
             errors.append(exc)
     runs.sort(key=lambda r: (r.identity.benchmark != "pmb-single-turn", r.identity.source))
     return PmbLoad(tuple(assign_display_names(runs)), tuple(errors), fixture, tuple(skipped))
+
+
+def run_from_bytes(name: str, data: bytes, fixture: PmbFixture) -> PmbRun:
+    """Validate and score one uploaded PMB report without storing it; raise :class:`IngestError` if bad."""
+    raw = RawFile(Path(name), name, hashlib.sha256(data).hexdigest(), parse_json_bytes(data, name))
+    kind = sniff(raw.data)
+    if kind not in ("single-turn-report", "session-report"):
+        raise IngestError(
+            name,
+            "$",
+            "not a PMB report: expected an object with 'provider' and a 'cases' list",
+            "upload a retrieval-report or session-retrieval-report JSON written by the PMB harness",
+        )
+    return build_run(raw, kind, fixture)
