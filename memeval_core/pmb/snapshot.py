@@ -1,0 +1,158 @@
+"""A self-contained snapshot of loaded PMB runs: what an export ships and what a cache stores.
+
+Three files reconstruct a :class:`PmbLoad` exactly, without the raw reports:
+
+- ``pmb-fixture.json``: the fixture (cases, session cases, beliefs) in the harness's own spelling;
+- ``pmb-runs.json``: per run its identity, stated aggregates, ingestion, mismatches;
+- ``pmb-cases.parquet``: one row per re-derived case or turn (``run_id`` first), ids as list columns.
+
+Writing is deterministic (sorted keys, fixed row order, no timestamps) so equal inputs give
+byte-identical files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from memeval_core.pmb.fixtures import PmbFixture
+from memeval_core.pmb.ingest import PmbLoad
+from memeval_core.pmb.models import Belief, Ingestion, RetrievalCase, RetrievalSummary, SessionCase
+from memeval_core.pmb.rescore import ScoredCase
+from memeval_core.pmb.run import PmbRun, RunIdentity
+
+FIXTURE_FILE = "pmb-fixture.json"
+RUNS_FILE = "pmb-runs.json"
+CASES_FILE = "pmb-cases.parquet"
+SNAPSHOT_VERSION = 1
+
+_TUPLE_FIELDS = {f.name for f in dataclasses.fields(ScoredCase) if "tuple" in str(f.type) and f.name != "questions"}
+
+
+_FLOAT_FIELDS = frozenset(
+    {
+        "precision",
+        "recall",
+        "pinned_coverage",
+        "drift",
+        "latency_ms",
+        "stated_precision",
+        "stated_recall",
+        "stated_drift",
+    }
+)
+_BOOL_FIELDS = frozenset({"passed", "returned_nothing", "stated_passed"})
+
+
+def _arrow_type(name: str) -> pa.DataType:
+    if name in _TUPLE_FIELDS or name == "questions":
+        return pa.list_(pa.string())
+    if name == "turn_index":
+        return pa.int64()
+    if name in _BOOL_FIELDS:
+        return pa.bool_()
+    if name in _FLOAT_FIELDS:
+        return pa.float64()
+    return pa.string()
+
+
+def _dump_json(obj: Any) -> bytes:
+    return (json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode()
+
+
+def cases_table(runs: tuple[PmbRun, ...]) -> pa.Table:
+    """All re-derived cases of all runs as one Arrow table (``run_id`` + every :class:`ScoredCase` field)."""
+    cols: dict[str, list[Any]] = {"run_id": []}
+    names = [f.name for f in dataclasses.fields(ScoredCase)]
+    for n in names:
+        cols[n] = []
+    for run in runs:
+        for c in run.cases:
+            cols["run_id"].append(run.identity.run_id)
+            for n in names:
+                v = getattr(c, n)
+                cols[n].append(list(v) if isinstance(v, tuple) else v)
+    schema = pa.schema([("run_id", pa.string())] + [(n, _arrow_type(n)) for n in names])
+    return pa.Table.from_pydict(cols, schema=schema)
+
+
+def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
+    """Write the snapshot files into ``out``; returns their paths."""
+    if load.fixture is None:
+        raise ValueError("a snapshot needs the fixture the runs were scored against")
+    out.mkdir(parents=True, exist_ok=True)
+    fx = load.fixture
+    fixture_doc = {
+        "snapshot_version": SNAPSHOT_VERSION,
+        "cases": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in fx.cases],
+        "session_cases": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in fx.session_cases],
+        "beliefs": [b.model_dump(mode="json", by_alias=True) for b in fx.beliefs],
+        "sha256": dict(fx.sha256),
+    }
+    runs_doc = {
+        "snapshot_version": SNAPSHOT_VERSION,
+        "runs": [
+            {
+                "identity": dataclasses.asdict(r.identity),
+                "stated": r.stated.model_dump(mode="json", by_alias=True),
+                "ingestion": None if r.ingestion is None else r.ingestion.model_dump(mode="json", by_alias=True),
+                "mismatches": list(r.mismatches),
+                "extra_fields": list(r.extra_fields),
+            }
+            for r in load.runs
+        ],
+    }
+    paths = [out / FIXTURE_FILE, out / RUNS_FILE, out / CASES_FILE]
+    paths[0].write_bytes(_dump_json(fixture_doc))
+    paths[1].write_bytes(_dump_json(runs_doc))
+    pq.write_table(cases_table(load.runs), paths[2], compression="zstd", write_statistics=False)
+    return paths
+
+
+def has_snapshot(directory: Path) -> bool:
+    """True when ``directory`` holds the three snapshot files."""
+    return all((directory / f).is_file() for f in (FIXTURE_FILE, RUNS_FILE, CASES_FILE))
+
+
+def read_snapshot(directory: Path) -> PmbLoad:
+    """Rebuild the :class:`PmbLoad` a snapshot was written from."""
+    fixture_doc = json.loads((directory / FIXTURE_FILE).read_text(encoding="utf-8"))
+    runs_doc = json.loads((directory / RUNS_FILE).read_text(encoding="utf-8"))
+    for doc, name in ((fixture_doc, FIXTURE_FILE), (runs_doc, RUNS_FILE)):
+        if doc.get("snapshot_version") != SNAPSHOT_VERSION:
+            raise ValueError(f"{directory / name}: snapshot_version {doc.get('snapshot_version')!r} is not supported")
+    fixture = PmbFixture(
+        cases=tuple(RetrievalCase.model_validate(c) for c in fixture_doc["cases"]),
+        session_cases=tuple(SessionCase.model_validate(c) for c in fixture_doc["session_cases"]),
+        beliefs=tuple(Belief.model_validate(b) for b in fixture_doc["beliefs"]),
+        source=str(directory),
+        sha256=fixture_doc.get("sha256", {}),
+    )
+    table = pq.read_table(directory / CASES_FILE).to_pylist()
+    by_run: dict[str, list[ScoredCase]] = {}
+    for row in table:
+        rid = row.pop("run_id")
+        for k in _TUPLE_FIELDS:
+            row[k] = tuple(row[k])
+        if row["questions"] is not None:
+            row["questions"] = tuple(row["questions"])
+        by_run.setdefault(rid, []).append(ScoredCase(**row))
+    runs = []
+    for r in runs_doc["runs"]:
+        ident = RunIdentity(**r["identity"])
+        runs.append(
+            PmbRun(
+                identity=ident,
+                cases=tuple(by_run.get(ident.run_id, [])),
+                stated=RetrievalSummary.model_validate(r["stated"]),
+                ingestion=None if r["ingestion"] is None else Ingestion.model_validate(r["ingestion"]),
+                mismatches=tuple(r["mismatches"]),
+                extra_fields=tuple(r["extra_fields"]),
+            )
+        )
+    return PmbLoad(tuple(runs), (), fixture, ())
