@@ -10,7 +10,8 @@ from pathlib import Path
 
 from memeval_core import leaderboard
 from memeval_core.errors import IngestError
-from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture, load_pmb, run_from_bytes
+from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture, run_from_bytes
+from memeval_core.results import load_pmb_results
 from memeval_core.sources import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
 from memeval_core.store import DEFAULT_MAX_BYTES, Validator, add_files
 from memeval_core.sync import SyncError, has_results, sync
@@ -31,7 +32,7 @@ def _load(args: argparse.Namespace) -> PmbLoad:
         raise SystemExit(
             f"error: results directory {root} does not exist (run `python -m memeval_core sync` or pass --results DIR)"
         )
-    load = load_pmb(root, fixtures_dir(args.fixtures))
+    load = load_pmb_results(root, fixtures_dir(args.fixtures))
     for err in load.errors:
         print(f"error: {err}", file=sys.stderr)
     return load

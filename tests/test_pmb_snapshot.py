@@ -24,3 +24,11 @@ def test_round_trip_is_exact_and_deterministic(tmp_path: Path) -> None:
     write_snapshot(back, tmp_path / "b")
     for p in paths:
         assert (tmp_path / "b" / p.name).read_bytes() == p.read_bytes(), p.name
+
+
+def test_results_loader_prefers_a_snapshot(tmp_path: Path) -> None:
+    from memeval_core.results import load_pmb_results
+
+    load = load_pmb(require(PMB_DIR))
+    write_snapshot(load, tmp_path)
+    assert leaderboard.rows(load_pmb_results(tmp_path).runs) == leaderboard.rows(load.runs)
