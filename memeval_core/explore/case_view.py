@@ -1,0 +1,362 @@
+"""One case across runs side by side: verdict, returned ids classified per tier, latency.
+
+Classification of the ids a system returned, per tier (``G`` = the gold relevant set the harness
+scores precision against: single-turn ``shouldOnlyInclude`` if stated, else ``mustInclude`` minus
+pinned seeds; session ``shouldOnlyInclude`` if stated, else ``mustInclude``):
+
+- **forbidden**: returned ids an assertion forbids in that tier: relevant ``mustExclude`` (checked
+  on pinned and relevant tiers), ``pinnedFacts.mustExclude`` (pinned tier),
+  ``openQuestions.mustExclude`` (questions tier), session ``noiseCheck.mustNotSurface`` (pinned and
+  relevant tiers);
+- **correct**: returned, not forbidden, and asked for in that tier: relevant tier: ids of ``G``,
+  ``mustInclude`` or ``shouldInclude``; pinned tier: ``pinnedFacts.mustInclude`` and the ids that
+  ``mustInclude``/``shouldInclude`` (and, in sessions, ``G``) accept from either tier; questions
+  tier: ``openQuestions.mustInclude``;
+- **unexpected**: any other returned id. In the relevant tier these lower precision (and fail a
+  ``shouldOnlyInclude`` assertion when there is one); the pinned and questions tiers have no
+  exclusivity assertion, so there they are not failures;
+- **missing**: required ids not returned where required: ``shouldOnlyInclude`` ids absent from the
+  relevant tier; ``mustInclude``/``shouldInclude`` ids absent from both pinned and relevant tiers;
+  ``pinnedFacts.mustInclude`` absent from the pinned tier (listed under the pinned tier);
+  ``openQuestions.mustInclude`` absent from the questions tier.
+
+A tier the report did not record (the questions tier of session reports) has ``recorded=False``
+and no ids; its failures are the report's own (see :attr:`ScoredCase.taken_from_report`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import pandas as pd
+
+from memeval_core.pmb.assertions import gold_relevant, unique
+from memeval_core.pmb.fixtures import PmbFixture
+from memeval_core.pmb.models import BeliefsExpect, IdsExpect, PreludeExpect
+from memeval_core.pmb.pass_types import PassType
+from memeval_core.pmb.rescore import ScoredCase
+from memeval_core.pmb.run import Benchmark, PmbRun
+from memeval_core.pmb.session import gold_turn
+
+SESSION_CATEGORY = "Session-level noise isolation"
+"""The one category of session turns (the harness states it on every session entry)."""
+
+TierName = Literal["pinned", "relevant", "questions"]
+TIERS: tuple[TierName, ...] = ("pinned", "relevant", "questions")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What a case (or session turn) asserts, tier by tier."""
+
+    gold: tuple[str, ...]
+    """The gold relevant set ``G`` precision and recall are scored against."""
+    should_only_include: tuple[str, ...] | None
+    """Relevant tier must be exactly these; None when not asserted."""
+    must_include: tuple[str, ...]
+    """Ids that must be returned (pinned or relevant tier)."""
+    must_exclude: tuple[str, ...]
+    """Ids that must not be returned (pinned or relevant tier)."""
+    should_include: tuple[str, ...]
+    """Ids expected in pinned or relevant tier."""
+    pinned_must_include: tuple[str, ...]
+    """Ids the pinned tier must hold."""
+    pinned_must_exclude: tuple[str, ...]
+    """Ids the pinned tier must not hold."""
+    questions_must_include: tuple[str, ...]
+    """Ids the open-questions tier must hold."""
+    questions_must_exclude: tuple[str, ...]
+    """Ids the open-questions tier must not hold."""
+    noise_must_not_surface: tuple[str, ...]
+    """Session turns: drift beliefs that must not surface (pinned or relevant tier)."""
+    max_count: int | None
+    """At most this many relevant ids."""
+    min_count: int | None
+    """At least this many relevant ids."""
+    ordered_before: tuple[tuple[str, str], ...]
+    """Pairs (a, b): a ranked before b in the relevant tier."""
+    persona_prelude: PreludeExpect | None
+    """Prelude assertions (single-turn; not re-derivable from reports)."""
+
+
+@dataclass(frozen=True)
+class ClassifiedTier:
+    """The ids one run returned in one tier, classified against the expectation."""
+
+    tier: TierName
+    """Which tier."""
+    recorded: bool
+    """False when the report does not record this tier."""
+    returned: tuple[str, ...]
+    """Returned ids in returned order."""
+    correct: tuple[str, ...]
+    """Returned and asked for."""
+    unexpected: tuple[str, ...]
+    """Returned, neither asked for nor forbidden."""
+    forbidden: tuple[str, ...]
+    """Returned though forbidden."""
+    missing: tuple[str, ...]
+    """Required here but not returned."""
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """What one run did on the case."""
+
+    display_name: str
+    """Run display name."""
+    run_id: str
+    """Run id."""
+    passed: bool
+    """Re-derived verdict."""
+    pass_type: PassType | None
+    """Pass type; None when failed."""
+    precision: float | None
+    """Re-derived precision."""
+    recall: float | None
+    """Re-derived recall."""
+    drift: float | None
+    """Session turns: harness drift; None for single-turn cases."""
+    returned_nothing: bool
+    """The relevant tier came back empty."""
+    latency_ms: float
+    """Retrieval latency."""
+    tiers: tuple[ClassifiedTier, ...]
+    """Pinned, relevant and questions tiers, in that order."""
+    failures: tuple[str, ...]
+    """Failure messages (re-derived, then the report's own for checks that cannot be re-derived)."""
+    taken_from_report: tuple[str, ...]
+    """The failures that are the report's word."""
+
+    def tier(self, name: TierName) -> ClassifiedTier:
+        """The classified tier called ``name``."""
+        return next(t for t in self.tiers if t.tier == name)
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One case (or session turn) with the outcome of every run that has it."""
+
+    case_id: str
+    """Case id (session: session case id)."""
+    turn_index: int | None
+    """Session turn index; None for single-turn cases."""
+    label: str
+    """Session turn label; empty for single-turn cases."""
+    category: str
+    """Fixture category."""
+    description: str
+    """Case description (session: the case description)."""
+    query: str
+    """Query sent to the system (session: the user message of the turn)."""
+    topics: tuple[str, ...]
+    """Session turn topics; empty for single-turn cases."""
+    expectation: Expectation
+    """What the case asserts."""
+    outcomes: tuple[CaseOutcome, ...]
+    """One per run that ran the case, in the order the runs were given."""
+
+
+def _ids(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(unique(values))
+
+
+def _single_expectation(fixture: PmbFixture, case_id: str) -> tuple[Expectation, str, str, str]:
+    case = fixture.case_by_id.get(case_id)
+    if case is None:
+        raise KeyError(f"case {case_id!r} is not in the fixture's retrieval cases ({fixture.source or 'fixture'})")
+    e = case.expect
+    rb, pf, oq = e.relevant_beliefs or BeliefsExpect(), e.pinned_facts or IdsExpect(), e.open_questions or IdsExpect()
+    exp = Expectation(
+        gold=_ids(gold_relevant(case, set(fixture.pinned_in_seed))),
+        should_only_include=None if rb.should_only_include is None else _ids(rb.should_only_include),
+        must_include=_ids(rb.must_include),
+        must_exclude=_ids(rb.must_exclude),
+        should_include=_ids(rb.should_include),
+        pinned_must_include=_ids(pf.must_include),
+        pinned_must_exclude=_ids(pf.must_exclude),
+        questions_must_include=_ids(oq.must_include),
+        questions_must_exclude=_ids(oq.must_exclude),
+        noise_must_not_surface=(),
+        max_count=rb.max_count,
+        min_count=rb.min_count,
+        ordered_before=tuple((a, b) for a, b in rb.ordered_before),
+        persona_prelude=e.persona_prelude,
+    )
+    return exp, case.category, case.description, case.query
+
+
+def _turn_expectation(fixture: PmbFixture, case_id: str, turn_index: int) -> tuple[Expectation, str, str, str]:
+    turn = fixture.turn_by_key.get((case_id, turn_index))
+    if turn is None:
+        raise KeyError(f"session turn ({case_id!r}, {turn_index}) is not in the fixture's session cases")
+    e = turn.expect
+    rb, pf, oq = e.relevant_beliefs or BeliefsExpect(), e.pinned_facts or IdsExpect(), e.open_questions or IdsExpect()
+    exp = Expectation(
+        gold=_ids(gold_turn(e.relevant_beliefs)),
+        should_only_include=None if rb.should_only_include is None else _ids(rb.should_only_include),
+        must_include=_ids(rb.must_include),
+        must_exclude=_ids(rb.must_exclude),
+        should_include=(),
+        pinned_must_include=_ids(pf.must_include),
+        pinned_must_exclude=_ids(pf.must_exclude),
+        questions_must_include=_ids(oq.must_include),
+        questions_must_exclude=_ids(oq.must_exclude),
+        noise_must_not_surface=_ids(e.noise_check.must_not_surface) if e.noise_check else (),
+        max_count=None,
+        min_count=None,
+        ordered_before=(),
+        persona_prelude=None,
+    )
+    session = next(s for s in fixture.session_cases if s.case_id == case_id)
+    return exp, SESSION_CATEGORY, session.description, turn.user_message
+
+
+def classify_tiers(scored: ScoredCase, exp: Expectation) -> tuple[ClassifiedTier, ...]:
+    """Classify the returned ids of one scored case, tier by tier (rules in the module docstring)."""
+    session = scored.turn_index is not None
+    pinned, relevant = scored.pinned, scored.relevant
+    union = set(pinned) | set(relevant)
+    # Ids an assertion accepts from either tier; in sessions, gold hits count in the pinned tier too.
+    either = set(exp.must_include) | set(exp.should_include) | (set(exp.gold) if session else set())
+    forbidden_any = set(exp.must_exclude) | set(exp.noise_must_not_surface)
+
+    def split(
+        returned: Sequence[str], wanted: set[str], forbidden: set[str]
+    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        bad = tuple(i for i in returned if i in forbidden)
+        good = tuple(i for i in returned if i in wanted and i not in forbidden)
+        other = tuple(i for i in returned if i not in wanted and i not in forbidden)
+        return good, other, bad
+
+    soi, relevant_set = set(exp.should_only_include or ()), set(relevant)
+    missing_rel = tuple(
+        i
+        for i in unique([*exp.gold, *exp.must_include, *exp.should_include])
+        if ((i not in relevant_set) if i in soi else (i not in union))
+    )
+    rel = split(relevant, set(exp.gold) | either, forbidden_any)
+    pin = split(pinned, set(exp.pinned_must_include) | either, forbidden_any | set(exp.pinned_must_exclude))
+    out = [
+        ClassifiedTier(
+            "pinned",
+            True,
+            pinned,
+            *pin,
+            tuple(i for i in exp.pinned_must_include if i not in set(pinned)),
+        ),
+        ClassifiedTier("relevant", True, relevant, *rel, missing_rel),
+    ]
+    if scored.questions is None:
+        out.append(ClassifiedTier("questions", False, (), (), (), (), ()))
+    else:
+        q = scored.questions
+        qs = split(q, set(exp.questions_must_include), set(exp.questions_must_exclude))
+        out.append(
+            ClassifiedTier("questions", True, q, *qs, tuple(i for i in exp.questions_must_include if i not in set(q)))
+        )
+    return tuple(out)
+
+
+def expectation(fixture: PmbFixture, case_id: str, turn_index: int | None = None) -> Expectation:
+    """The expectation of a single-turn case (``turn_index`` None) or of a session turn."""
+    if turn_index is None:
+        return _single_expectation(fixture, case_id)[0]
+    return _turn_expectation(fixture, case_id, turn_index)[0]
+
+
+def case_view(runs: Sequence[PmbRun], fixture: PmbFixture, case_id: str, turn_index: int | None = None) -> CaseView:
+    """One case across runs: single-turn runs when ``turn_index`` is None, else session runs.
+
+    Runs of the other suite, and runs that did not report the case, are left out.
+    """
+    benchmark: Benchmark = "pmb-single-turn" if turn_index is None else "pmb-session"
+    topics: tuple[str, ...]
+    if turn_index is None:
+        exp, category, description, query = _single_expectation(fixture, case_id)
+        label, topics = "", ()
+    else:
+        exp, category, description, query = _turn_expectation(fixture, case_id, turn_index)
+        turn = fixture.turn_by_key[(case_id, turn_index)]
+        label, topics = turn.label, tuple(turn.topics)
+    outcomes: list[CaseOutcome] = []
+    for run in runs:
+        if run.identity.benchmark != benchmark:
+            continue
+        scored = next((c for c in run.cases if c.case_id == case_id and c.turn_index == turn_index), None)
+        if scored is None:
+            continue
+        outcomes.append(
+            CaseOutcome(
+                display_name=run.identity.display_name,
+                run_id=run.identity.run_id,
+                passed=scored.passed,
+                pass_type=scored.pass_type,
+                precision=scored.precision,
+                recall=scored.recall,
+                drift=scored.drift,
+                returned_nothing=scored.returned_nothing,
+                latency_ms=scored.latency_ms,
+                tiers=classify_tiers(scored, exp),
+                failures=scored.failures,
+                taken_from_report=scored.taken_from_report,
+            )
+        )
+    return CaseView(case_id, turn_index, label, category, description, query, topics, exp, tuple(outcomes))
+
+
+def case_view_frame(view: CaseView) -> pd.DataFrame:
+    """The runs of a case view as a tidy table: one row per (run, tier).
+
+    Columns: ``display_name, run_id, passed, pass_type, precision, recall, latency_ms, tier,
+    recorded, returned, correct, unexpected, forbidden, missing`` (id columns hold tuples) and
+    ``n_correct, n_unexpected, n_forbidden, n_missing``.
+    """
+    rows = []
+    for o in view.outcomes:
+        for t in o.tiers:
+            rows.append(
+                {
+                    "display_name": o.display_name,
+                    "run_id": o.run_id,
+                    "passed": o.passed,
+                    "pass_type": o.pass_type,
+                    "precision": o.precision,
+                    "recall": o.recall,
+                    "latency_ms": o.latency_ms,
+                    "tier": t.tier,
+                    "recorded": t.recorded,
+                    "returned": t.returned,
+                    "correct": t.correct,
+                    "unexpected": t.unexpected,
+                    "forbidden": t.forbidden,
+                    "missing": t.missing,
+                    "n_correct": len(t.correct),
+                    "n_unexpected": len(t.unexpected),
+                    "n_forbidden": len(t.forbidden),
+                    "n_missing": len(t.missing),
+                }
+            )
+    columns = [
+        "display_name",
+        "run_id",
+        "passed",
+        "pass_type",
+        "precision",
+        "recall",
+        "latency_ms",
+        "tier",
+        "recorded",
+        "returned",
+        "correct",
+        "unexpected",
+        "forbidden",
+        "missing",
+        "n_correct",
+        "n_unexpected",
+        "n_forbidden",
+        "n_missing",
+    ]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,392 @@
+"""Compare two runs of the same suite case by case: the paired table, one case opened, statistics.
+
+Cases are paired on ``(case_id, turn_index)``; only cases both runs reported are compared.
+
+Statistics (:func:`compare_stats`), overall and per category, each with its method named:
+
+- pass/fail: exact McNemar test (:mod:`memeval_core.stats.mcnemar`) with the discordant counts
+  ``b`` (A passed, B failed) and ``c`` (B passed, A failed); across categories the p-values are
+  Holm-adjusted (:mod:`memeval_core.stats.holm`) over the categories with at least one paired case;
+- pass rate: paired bootstrap interval of ``mean(passed_A) - mean(passed_B)``;
+- precision: paired bootstrap interval of ``mean(precision_A) - mean(precision_B)`` over the cases
+  where *both* runs have a non-null precision (a null precision means nothing was returned and
+  nothing was expected: there is no precision to compare); None when no case qualifies.
+
+Every bootstrap starts from ``numpy.random.default_rng(seed)`` afresh, so each category's interval
+is reproducible on its own, whatever other categories exist. "Statistically tied" = the interval
+includes zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from memeval_core.explore.case_view import CaseView, case_view
+from memeval_core.explore.categories import ordered_categories
+from memeval_core.pmb.fixtures import PmbFixture
+from memeval_core.pmb.rescore import ScoredCase
+from memeval_core.pmb.run import Benchmark, PmbRun
+from memeval_core.stats.bootstrap import BootstrapMethod, BootstrapReport, paired_bootstrap
+from memeval_core.stats.holm import holm_adjust
+from memeval_core.stats.mcnemar import McNemarReport, mcnemar_exact
+
+PairFilter = Literal["all", "differences", "a_wins", "b_wins", "both_fail"]
+PAIR_FILTERS: tuple[PairFilter, ...] = ("all", "differences", "a_wins", "b_wins", "both_fail")
+OUTCOMES = ("both passed", "A wins", "B wins", "both failed")
+
+PAIR_COLUMNS = [
+    "case_id",
+    "turn_index",
+    "label",
+    "category",
+    "description",
+    "a_passed",
+    "b_passed",
+    "outcome",
+    "a_precision",
+    "b_precision",
+    "a_recall",
+    "b_recall",
+    "a_latency_ms",
+    "b_latency_ms",
+]
+
+
+def _index(run: PmbRun) -> dict[tuple[str, int | None], ScoredCase]:
+    out: dict[tuple[str, int | None], ScoredCase] = {}
+    for c in run.cases:
+        key = (c.case_id, c.turn_index)
+        if key in out:
+            raise ValueError(f"{run.identity.source}: case {c.case_id!r} (turn {c.turn_index}) appears twice")
+        out[key] = c
+    return out
+
+
+def _same_suite(run_a: PmbRun, run_b: PmbRun) -> Benchmark:
+    if run_a.identity.benchmark != run_b.identity.benchmark:
+        raise ValueError(
+            f"cannot pair {run_a.identity.source} ({run_a.identity.benchmark}) "
+            f"with {run_b.identity.source} ({run_b.identity.benchmark}): different suites"
+        )
+    return run_a.identity.benchmark
+
+
+def paired_cases(run_a: PmbRun, run_b: PmbRun) -> list[tuple[ScoredCase, ScoredCase]]:
+    """Cases both runs reported, as (A, B) pairs in A's order."""
+    _same_suite(run_a, run_b)
+    b_index = _index(run_b)
+    return [(a, b_index[k]) for k, a in _index(run_a).items() if k in b_index]
+
+
+def _outcome(a: bool, b: bool) -> str:
+    if a and b:
+        return "both passed"
+    if a:
+        return "A wins"
+    if b:
+        return "B wins"
+    return "both failed"
+
+
+def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
+    """One row per case both runs reported, in A's order.
+
+    Columns: ``case_id, turn_index`` (nullable Int64; NA for single-turn), ``label, category,
+    description, a_passed, b_passed, outcome`` (``both passed`` / ``A wins`` / ``B wins`` /
+    ``both failed``), ``a_precision, b_precision, a_recall, b_recall`` (NaN when null),
+    ``a_latency_ms, b_latency_ms``.
+    """
+    rows = [
+        {
+            "case_id": a.case_id,
+            "turn_index": a.turn_index,
+            "label": a.label,
+            "category": a.category,
+            "description": a.description,
+            "a_passed": a.passed,
+            "b_passed": b.passed,
+            "outcome": _outcome(a.passed, b.passed),
+            "a_precision": a.precision,
+            "b_precision": b.precision,
+            "a_recall": a.recall,
+            "b_recall": b.recall,
+            "a_latency_ms": a.latency_ms,
+            "b_latency_ms": b.latency_ms,
+        }
+        for a, b in paired_cases(run_a, run_b)
+    ]
+    frame = pd.DataFrame(rows, columns=PAIR_COLUMNS)
+    frame["turn_index"] = frame["turn_index"].astype("Int64")
+    frame["a_passed"] = frame["a_passed"].astype(bool)
+    frame["b_passed"] = frame["b_passed"].astype(bool)
+    for col in ("a_precision", "b_precision", "a_recall", "b_recall", "a_latency_ms", "b_latency_ms"):
+        frame[col] = frame[col].astype("float64")
+    return frame
+
+
+def filter_pairs(frame: pd.DataFrame, which: PairFilter = "all", text: str = "") -> pd.DataFrame:
+    """Rows of :func:`paired_frame` that match an outcome filter and a text search.
+
+    ``which``: ``all``; ``differences`` (exactly one passed); ``a_wins``; ``b_wins``;
+    ``both_fail``. ``text``: case-insensitive literal substring of the case id or the description
+    (blank matches everything).
+    """
+    if which not in PAIR_FILTERS:
+        raise ValueError(f"filter must be one of {PAIR_FILTERS}, got {which!r}")
+    a, b = frame["a_passed"], frame["b_passed"]
+    masks = {
+        "all": pd.Series(True, index=frame.index),
+        "differences": a != b,
+        "a_wins": a & ~b,
+        "b_wins": b & ~a,
+        "both_fail": ~a & ~b,
+    }
+    mask = masks[which]
+    needle = text.strip().casefold()
+    if needle:
+        hit = frame["case_id"].str.casefold().str.contains(needle, regex=False) | frame[
+            "description"
+        ].str.casefold().str.contains(needle, regex=False)
+        mask = mask & hit
+    return frame[mask]
+
+
+def case_detail(
+    run_a: PmbRun, run_b: PmbRun, fixture: PmbFixture, case_id: str, turn_index: int | None = None
+) -> CaseView:
+    """One case opened for A and B: query, expectation, classified ids per tier, failures."""
+    _same_suite(run_a, run_b)
+    return case_view((run_a, run_b), fixture, case_id, turn_index)
+
+
+@dataclass(frozen=True)
+class PairedStats:
+    """Statistics of A against B over one set of paired cases (all, or one category)."""
+
+    scope: str
+    """``all cases`` or the category name."""
+    n: int
+    """Paired cases."""
+    mcnemar: McNemarReport
+    """Exact McNemar test on pass/fail."""
+    holm_p: float | None
+    """Categories: McNemar p Holm-adjusted across the categories; None for the overall scope."""
+    pass_rate: BootstrapReport
+    """Paired bootstrap interval of the pass-rate difference (A - B)."""
+    n_precision: int
+    """Paired cases where both precisions are non-null."""
+    precision: BootstrapReport | None
+    """Paired bootstrap interval of the mean-precision difference (A - B); None when ``n_precision = 0``."""
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    """A against B, overall and per category, with the methods and their parameters."""
+
+    a: str
+    """Display name of A."""
+    b: str
+    """Display name of B."""
+    benchmark: Benchmark
+    """Suite compared."""
+    seed: int
+    """Seed of every bootstrap (``numpy.random.default_rng(seed)``)."""
+    n_resamples: int
+    """Bootstrap resamples."""
+    alpha: float
+    """Level: intervals have confidence ``1 - alpha``; McNemar verdicts use ``p < alpha``."""
+    pass_test: str
+    """Method of the pass/fail test."""
+    interval_method: str
+    """Method of the bootstrap intervals."""
+    multiple_testing: str
+    """Adjustment across categories."""
+    overall: PairedStats
+    """All paired cases."""
+    categories: tuple[PairedStats, ...]
+    """One per category with paired cases, in benchmark order."""
+
+
+def _stats(
+    scope: str,
+    pairs: Sequence[tuple[ScoredCase, ScoredCase]],
+    *,
+    seed: int,
+    n_resamples: int,
+    alpha: float,
+    method: BootstrapMethod,
+) -> PairedStats:
+    a_pass = np.array([a.passed for a, _ in pairs], dtype=np.float64)
+    b_pass = np.array([b.passed for _, b in pairs], dtype=np.float64)
+    prec = [(a.precision, b.precision) for a, b in pairs if a.precision is not None and b.precision is not None]
+    return PairedStats(
+        scope=scope,
+        n=len(pairs),
+        mcnemar=mcnemar_exact([a.passed for a, _ in pairs], [b.passed for _, b in pairs], alpha=alpha),
+        holm_p=None,
+        pass_rate=paired_bootstrap(
+            a_pass,
+            b_pass,
+            seed=seed,
+            n_resamples=n_resamples,
+            alpha=alpha,
+            method=method,
+            statistic="pass rate difference (A - B)",
+        ),
+        n_precision=len(prec),
+        precision=(
+            paired_bootstrap(
+                [x for x, _ in prec],
+                [y for _, y in prec],
+                seed=seed,
+                n_resamples=n_resamples,
+                alpha=alpha,
+                method=method,
+                statistic="mean precision difference (A - B), cases where both precisions are non-null",
+            )
+            if prec
+            else None
+        ),
+    )
+
+
+def compare_stats(
+    run_a: PmbRun,
+    run_b: PmbRun,
+    *,
+    seed: int,
+    n_resamples: int = 10_000,
+    alpha: float = 0.05,
+    method: BootstrapMethod = "percentile",
+    category_order: Sequence[str] = (),
+) -> ComparisonReport:
+    """McNemar, bootstrap intervals and Holm-adjusted category p-values of A against B.
+
+    ``category_order`` orders the per-category results (pass :attr:`PmbFixture.category_order`);
+    categories it does not list follow in the order they appear.
+    """
+    benchmark = _same_suite(run_a, run_b)
+    pairs = paired_cases(run_a, run_b)
+    if not pairs:
+        raise ValueError(f"{run_a.identity.source} and {run_b.identity.source} have no case in common")
+    overall = _stats("all cases", pairs, seed=seed, n_resamples=n_resamples, alpha=alpha, method=method)
+    by_cat: dict[str, list[tuple[ScoredCase, ScoredCase]]] = {}
+    for p in pairs:
+        by_cat.setdefault(p[0].category, []).append(p)
+    cats = [
+        _stats(c, by_cat[c], seed=seed, n_resamples=n_resamples, alpha=alpha, method=method)
+        for c in ordered_categories(by_cat, category_order)
+    ]
+    adjusted = holm_adjust([s.mcnemar.p_value for s in cats])
+    cats = [
+        PairedStats(s.scope, s.n, s.mcnemar, float(h), s.pass_rate, s.n_precision, s.precision)
+        for s, h in zip(cats, adjusted, strict=True)
+    ]
+    return ComparisonReport(
+        a=run_a.identity.display_name,
+        b=run_b.identity.display_name,
+        benchmark=benchmark,
+        seed=seed,
+        n_resamples=n_resamples,
+        alpha=alpha,
+        pass_test=overall.mcnemar.method,
+        interval_method=overall.pass_rate.method,
+        multiple_testing="Holm step-down over the categories' McNemar p-values",
+        overall=overall,
+        categories=tuple(cats),
+    )
+
+
+def stats_frame(report: ComparisonReport) -> pd.DataFrame:
+    """The report as one row per scope (``all cases`` first, then categories).
+
+    Columns: ``scope, n, both_passed, b, c, both_failed, mcnemar_p, holm_p, pass_rate_diff,
+    pass_rate_ci_low, pass_rate_ci_high, pass_rate_tied, n_precision, precision_diff,
+    precision_ci_low, precision_ci_high, precision_tied`` (precision columns NaN/NA without pairs).
+    """
+    rows = []
+    for s in (report.overall, *report.categories):
+        p = s.precision
+        rows.append(
+            {
+                "scope": s.scope,
+                "n": s.n,
+                "both_passed": s.mcnemar.both_passed,
+                "b": s.mcnemar.b,
+                "c": s.mcnemar.c,
+                "both_failed": s.mcnemar.both_failed,
+                "mcnemar_p": s.mcnemar.p_value,
+                "holm_p": s.holm_p,
+                "pass_rate_diff": s.pass_rate.estimate,
+                "pass_rate_ci_low": s.pass_rate.ci_low,
+                "pass_rate_ci_high": s.pass_rate.ci_high,
+                "pass_rate_tied": s.pass_rate.statistically_tied,
+                "n_precision": s.n_precision,
+                "precision_diff": None if p is None else p.estimate,
+                "precision_ci_low": None if p is None else p.ci_low,
+                "precision_ci_high": None if p is None else p.ci_high,
+                "precision_tied": None if p is None else p.statistically_tied,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    for col in ("holm_p", "precision_diff", "precision_ci_low", "precision_ci_high"):
+        frame[col] = frame[col].astype("float64")
+    frame["precision_tied"] = frame["precision_tied"].astype("boolean")
+    return frame
+
+
+def win_tie_loss(runs: Sequence[PmbRun], chosen: str, *, alpha: float = 0.05) -> pd.DataFrame:
+    """The chosen run (display name) against every other run of its suite, case by case.
+
+    Per paired case: win = chosen passed and the other failed; loss = the reverse; the rest are
+    ties (both passed / both failed). ``mcnemar_p`` is the exact McNemar p of the pair
+    (``b = wins``, ``c = losses``); ``holm_p`` adjusts those p-values across the other runs.
+    Columns: ``chosen, other, other_run_id, n, wins, losses, ties_both_passed, ties_both_failed,
+    mcnemar_p, holm_p``; rows in run order.
+    """
+    matches = [r for r in runs if r.identity.display_name == chosen]
+    if not matches:
+        raise ValueError(f"no run is called {chosen!r}")
+    suites = {r.identity.benchmark for r in matches}
+    if len(matches) > 1:
+        raise ValueError(f"{chosen!r} names runs of several suites ({sorted(suites)}); pass the runs of one suite")
+    me = matches[0]
+    rows = []
+    for other in runs:
+        if other is me or other.identity.benchmark != me.identity.benchmark:
+            continue
+        pairs = paired_cases(me, other)
+        rep = mcnemar_exact([a.passed for a, _ in pairs], [b.passed for _, b in pairs], alpha=alpha)
+        rows.append(
+            {
+                "chosen": chosen,
+                "other": other.identity.display_name,
+                "other_run_id": other.identity.run_id,
+                "n": rep.n,
+                "wins": rep.b,
+                "losses": rep.c,
+                "ties_both_passed": rep.both_passed,
+                "ties_both_failed": rep.both_failed,
+                "mcnemar_p": rep.p_value,
+            }
+        )
+    columns = [
+        "chosen",
+        "other",
+        "other_run_id",
+        "n",
+        "wins",
+        "losses",
+        "ties_both_passed",
+        "ties_both_failed",
+        "mcnemar_p",
+        "holm_p",
+    ]
+    frame = pd.DataFrame(rows, columns=columns[:-1])
+    frame["holm_p"] = holm_adjust(frame["mcnemar_p"].to_numpy(dtype=np.float64))
+    return frame[columns]

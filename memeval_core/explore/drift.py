@@ -1,0 +1,242 @@
+"""Session drift timeline: per provider and turn, two drift measures, noise, verdict and latency.
+
+**Harness drift** (what PMB reports): ``1 - precision``, and 0 when the relevant tier is empty. An
+empty answer is *not* isolation: such turns carry ``returned_nothing=True`` and a ``status`` that
+says whether a required belief went missing, never "no drift".
+
+**Topic drift** (the benchmark README's definition: "the fraction of retrieved non-pinned beliefs
+that belong to topics introduced in drift turns"), made precise here:
+
+- *Attribution*: a belief belongs to the topics of every session turn whose expectation names it
+  as wanted: ``relevantBeliefs.shouldOnlyInclude`` / ``mustInclude`` / ``shouldInclude``,
+  ``pinnedFacts.mustInclude``, ``openQuestions.mustInclude``, or ``createBeliefAtTurn._id``. Ids
+  named only as unwanted (``noiseCheck.mustNotSurface``, ``mustExclude``) are *not* attributed to
+  that turn: a noise list names beliefs of other topics (turn 9's list names the Kubernetes, React,
+  ... beliefs while its topic is Redis). All session cases of the fixture are used, in order,
+  because they run against one store (the cross-session case relies on a belief the first case
+  created); attribution is a property of the belief, not of the moment.
+- *Topics introduced in drift turns* ``D``: the topics of turns labelled ``drift`` that are not
+  topics of an earlier turn (fixture order) labelled otherwise.
+- On turn ``t`` with topics ``T_t``, the *retrieved non-pinned beliefs* ``N`` are the relevant-tier
+  ids that are not pinned beliefs of the harness user. A belief of ``N`` with attributed topics
+  ``A`` is a **drift belief** when ``A`` is non-empty, ``A ⊆ D`` and ``A ∩ T_t = ∅`` (a belief of
+  the turn's own topic, or of any topic outside ``D``, is never drift); it is **unattributed** when
+  ``A`` is empty (no turn names it), counted apart in ``n_unattributed``.
+- ``topic_drift = |drift beliefs| / |N|``; None when ``N`` is empty (nothing retrieved: no fraction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from memeval_core.pmb.fixtures import HARNESS_USER, PmbFixture
+from memeval_core.pmb.models import SessionTurn
+from memeval_core.pmb.run import PmbRun
+from memeval_core.pmb.session import gold_turn
+
+DRIFT_LABEL = "drift"
+
+STATUS_DRIFT = "drift"
+STATUS_CLEAN = "no drift"
+STATUS_EMPTY_MISSING = "returned nothing: required belief missing"
+STATUS_EMPTY_OK = "returned nothing: nothing required"
+
+TIMELINE_COLUMNS = [
+    "display_name",
+    "run_id",
+    "case_id",
+    "turn_index",
+    "label",
+    "topics",
+    "is_drift_turn",
+    "passed",
+    "precision",
+    "harness_drift",
+    "returned_nothing",
+    "status",
+    "noise_ids",
+    "n_returned",
+    "n_non_pinned",
+    "n_drift_beliefs",
+    "n_unattributed",
+    "drift_belief_ids",
+    "unattributed_ids",
+    "topic_drift",
+    "latency_ms",
+]
+
+
+@dataclass(frozen=True)
+class TopicMap:
+    """Which topics each belief belongs to, and which topics drift turns introduced."""
+
+    belief_topics: dict[str, frozenset[str]]
+    """Belief id -> topics of the turns whose expectations name it as wanted."""
+    drift_topics: frozenset[str]
+    """Topics introduced in drift turns (not topics of an earlier non-drift turn)."""
+
+
+def _wanted_ids(turn: SessionTurn) -> list[str]:
+    e = turn.expect
+    ids: list[str] = []
+    if e.relevant_beliefs is not None:
+        ids += e.relevant_beliefs.should_only_include or []
+        ids += e.relevant_beliefs.must_include + e.relevant_beliefs.should_include
+    if e.pinned_facts is not None:
+        ids += e.pinned_facts.must_include
+    if e.open_questions is not None:
+        ids += e.open_questions.must_include
+    created = turn.create_belief_at_turn
+    if created is not None and isinstance(created.get("_id"), str):
+        ids.append(created["_id"])
+    return ids
+
+
+def topic_map(fixture: PmbFixture) -> TopicMap:
+    """Attribution of beliefs to turn topics and the drift topics ``D`` (see the module docstring)."""
+    topics: dict[str, set[str]] = {}
+    earlier_non_drift: set[str] = set()
+    drift: set[str] = set()
+    for session in fixture.session_cases:
+        for turn in session.turns:
+            for i in _wanted_ids(turn):
+                topics.setdefault(i, set()).update(turn.topics)
+            if turn.label == DRIFT_LABEL:
+                drift.update(t for t in turn.topics if t not in earlier_non_drift)
+            else:
+                earlier_non_drift.update(turn.topics)
+    return TopicMap({k: frozenset(v) for k, v in topics.items()}, frozenset(drift))
+
+
+def drift_turns(fixture: PmbFixture) -> pd.DataFrame:
+    """The turns labelled drift and the topics they name.
+
+    Columns: ``case_id, turn_index, topics, introduced`` (the topics of the turn that are in ``D``).
+    """
+    tm = topic_map(fixture)
+    rows = [
+        {
+            "case_id": s.case_id,
+            "turn_index": t.turn_index,
+            "topics": tuple(t.topics),
+            "introduced": tuple(x for x in t.topics if x in tm.drift_topics),
+        }
+        for s in fixture.session_cases
+        for t in s.turns
+        if t.label == DRIFT_LABEL
+    ]
+    return pd.DataFrame(rows, columns=["case_id", "turn_index", "topics", "introduced"])
+
+
+def _is_harness_pinned(fixture: PmbFixture, belief_id: str) -> bool:
+    b = fixture.belief_by_id.get(belief_id)
+    return b is not None and b.pinned and b.user_id == HARNESS_USER
+
+
+def drift_timeline(runs: Sequence[PmbRun], fixture: PmbFixture) -> pd.DataFrame:
+    """One row per session run and turn, in run order then (fixture case order, turn index).
+
+    Single-turn runs are ignored. Columns: ``display_name, run_id, case_id, turn_index, label,
+    topics, is_drift_turn, passed, precision, harness_drift, returned_nothing, status`` (``no
+    drift`` / ``drift`` / ``returned nothing: required belief missing`` / ``returned nothing:
+    nothing required``), ``noise_ids, n_returned, n_non_pinned, n_drift_beliefs, n_unattributed,
+    drift_belief_ids, unattributed_ids, topic_drift, latency_ms``.
+    """
+    tm = topic_map(fixture)
+    case_rank = {s.case_id: i for i, s in enumerate(fixture.session_cases)}
+    rows = []
+    for run in runs:
+        if run.identity.benchmark != "pmb-session":
+            continue
+        ordered = sorted(run.cases, key=lambda c: (case_rank.get(c.case_id, len(case_rank)), c.turn_index or 0))
+        for c in ordered:
+            if c.turn_index is None:
+                continue
+            turn = fixture.turn_by_key.get((c.case_id, c.turn_index))
+            if turn is None:
+                raise ValueError(
+                    f"{run.identity.source}: turn ({c.case_id!r}, {c.turn_index}) is not in the session fixture"
+                )
+            own = set(turn.topics)
+            non_pinned = [i for i in c.relevant if not _is_harness_pinned(fixture, i)]
+            drift_ids = tuple(
+                i for i in non_pinned if (a := tm.belief_topics.get(i)) and a <= tm.drift_topics and not (a & own)
+            )
+            unattributed = tuple(i for i in non_pinned if i not in tm.belief_topics)
+            if c.returned_nothing:
+                status = STATUS_EMPTY_MISSING if gold_turn(turn.expect.relevant_beliefs) else STATUS_EMPTY_OK
+            else:
+                status = STATUS_CLEAN if c.drift == 0 else STATUS_DRIFT
+            rows.append(
+                {
+                    "display_name": run.identity.display_name,
+                    "run_id": run.identity.run_id,
+                    "case_id": c.case_id,
+                    "turn_index": c.turn_index,
+                    "label": turn.label,
+                    "topics": tuple(turn.topics),
+                    "is_drift_turn": turn.label == DRIFT_LABEL,
+                    "passed": c.passed,
+                    "precision": c.precision,
+                    "harness_drift": c.drift,
+                    "returned_nothing": c.returned_nothing,
+                    "status": status,
+                    "noise_ids": c.noise_ids,
+                    "n_returned": len(c.relevant),
+                    "n_non_pinned": len(non_pinned),
+                    "n_drift_beliefs": len(drift_ids),
+                    "n_unattributed": len(unattributed),
+                    "drift_belief_ids": drift_ids,
+                    "unattributed_ids": unattributed,
+                    "topic_drift": len(drift_ids) / len(non_pinned) if non_pinned else None,
+                    "latency_ms": c.latency_ms,
+                }
+            )
+    frame = pd.DataFrame(rows, columns=TIMELINE_COLUMNS)
+    for col in ("precision", "harness_drift", "topic_drift", "latency_ms"):
+        frame[col] = frame[col].astype("float64")
+    return frame
+
+
+def session_latency(runs: Sequence[PmbRun]) -> pd.DataFrame:
+    """Each session run's p50 next to the single-turn p50 of the run with the same display name.
+
+    ``ratio = session_p50_ms / single_turn_p50_ms`` (nearest-rank medians); NaN when there is no
+    single-turn run of that name. Columns: ``display_name, session_run_id, single_turn_run_id,
+    session_p50_ms, single_turn_p50_ms, ratio``.
+    """
+    single = {r.identity.display_name: r for r in runs if r.identity.benchmark == "pmb-single-turn"}
+    rows = []
+    for run in runs:
+        if run.identity.benchmark != "pmb-session":
+            continue
+        s_p50 = run.aggregate.latency.p50_ms
+        other = single.get(run.identity.display_name)
+        o_p50 = None if other is None else other.aggregate.latency.p50_ms
+        rows.append(
+            {
+                "display_name": run.identity.display_name,
+                "session_run_id": run.identity.run_id,
+                "single_turn_run_id": None if other is None else other.identity.run_id,
+                "session_p50_ms": s_p50,
+                "single_turn_p50_ms": o_p50,
+                "ratio": s_p50 / o_p50 if s_p50 is not None and o_p50 else None,
+            }
+        )
+    frame = pd.DataFrame(
+        rows,
+        columns=[
+            "display_name",
+            "session_run_id",
+            "single_turn_run_id",
+            "session_p50_ms",
+            "single_turn_p50_ms",
+            "ratio",
+        ],
+    )
+    for col in ("session_p50_ms", "single_turn_p50_ms", "ratio"):
+        frame[col] = frame[col].astype("float64")
+    return frame

@@ -1,0 +1,65 @@
+"""Quality against latency: the Pareto-optimal runs.
+
+A point ``p = (x, y)`` (x = p50 latency, lower is better; y = quality, higher is better) is
+dominated when some other point ``q`` has ``q.x <= p.x`` and ``q.y >= p.y`` with at least one strict
+inequality. The Pareto front is the set of points no other point dominates. Identical points do
+not dominate each other, so duplicates on the front are all kept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from memeval_core.pmb.run import PmbRun
+
+Quality = Literal["pass_rate", "mean_precision", "mean_recall"]
+QUALITIES: tuple[Quality, ...] = ("pass_rate", "mean_precision", "mean_recall")
+
+
+@dataclass(frozen=True)
+class ParetoPoint:
+    """One run placed by latency and quality."""
+
+    name: str
+    """Label (display name)."""
+    x: float
+    """Latency (p50, ms): lower is better."""
+    y: float
+    """Quality: higher is better."""
+
+
+def pareto_front(points: Sequence[ParetoPoint]) -> tuple[ParetoPoint, ...]:
+    """The non-dominated points, sorted by x, then by y descending, then by name."""
+    for p in points:
+        if not (math.isfinite(p.x) and math.isfinite(p.y)):
+            raise ValueError(f"point {p.name!r} has a non-finite coordinate ({p.x}, {p.y})")
+    if not points:
+        return ()
+    x = np.array([p.x for p in points], dtype=np.float64)
+    y = np.array([p.y for p in points], dtype=np.float64)
+    # dominated[i, j]: point j dominates point i (an n x n comparison; n is a handful of runs).
+    no_worse = (x[None, :] <= x[:, None]) & (y[None, :] >= y[:, None])
+    better = (x[None, :] < x[:, None]) | (y[None, :] > y[:, None])
+    dominated: npt.NDArray[np.bool_] = np.any(no_worse & better, axis=1)
+    front = [p for i, p in enumerate(points) if not dominated[i]]
+    return tuple(sorted(front, key=lambda p: (p.x, -p.y, p.name)))
+
+
+def quality_latency_points(runs: Sequence[PmbRun], quality: Quality = "pass_rate") -> tuple[ParetoPoint, ...]:
+    """One point per run: x = p50 latency, y = the chosen quality; runs lacking either are left out."""
+    if quality not in QUALITIES:
+        raise ValueError(f"quality must be one of {QUALITIES}, got {quality!r}")
+    out = []
+    for run in runs:
+        agg = run.aggregate
+        y = {"pass_rate": agg.pass_rate, "mean_precision": agg.mean_precision, "mean_recall": agg.mean_recall}[quality]
+        if agg.latency.p50_ms is None or y is None:
+            continue
+        out.append(ParetoPoint(run.identity.display_name, agg.latency.p50_ms, y))
+    return tuple(out)

@@ -1,0 +1,147 @@
+"""Paired bootstrap confidence interval of a difference in means.
+
+Two systems scored the same ``n`` cases: ``a[i]`` and ``b[i]`` belong to case ``i``. Cases are
+resampled jointly (the pair stays together), so the interval accounts for case difficulty shared
+by both systems. With ``d = a - b`` and ``theta = mean(d)``:
+
+1. ``rng = numpy.random.default_rng(seed)``; one index matrix ``I = rng.integers(0, n, (n_resamples, n))``
+   is drawn at once and ``theta*_r = mean(d[I[r]])`` for every row (vectorised, no loop over resamples).
+2. Percentile interval: ``[Q(alpha/2), Q(1 - alpha/2)]`` of ``theta*``, ``Q`` = numpy's default
+   (linear) quantile.
+3. BCa interval (Efron & Tibshirani 1993, 14.3): ``z0 = Phi^-1(share of theta* below theta)`` (ties
+   count half), acceleration ``a = sum(U^3) / (6 * (sum(U^2))^(3/2))`` with jackknife
+   ``U_i = (n - 1) * (mean_j theta_(j) - theta_(i))``, and the quantile levels
+   ``Phi(z0 + (z0 + z) / (1 - a * (z0 + z)))`` for ``z = Phi^-1(alpha/2)`` and ``Phi^-1(1 - alpha/2)``.
+
+This draws the indices in the same order as ``scipy.stats.bootstrap((d,), np.mean, vectorized=True,
+rng=numpy.random.default_rng(seed))`` with no batching, so both methods give scipy's interval
+exactly for the same seed (the tests check this).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import ndtr, ndtri
+
+BootstrapMethod = Literal["percentile", "bca"]
+METHOD_NAMES: dict[BootstrapMethod, str] = {
+    "percentile": "paired bootstrap, percentile interval",
+    "bca": "paired bootstrap, bias-corrected and accelerated (BCa) interval",
+}
+
+
+@dataclass(frozen=True)
+class BootstrapReport:
+    """A paired bootstrap confidence interval of ``mean(a) - mean(b)``."""
+
+    method: str
+    """Resampling scheme and interval method."""
+    statistic: str
+    """What was estimated, e.g. ``mean precision difference (A - B)``."""
+    seed: int
+    """Seed of ``numpy.random.default_rng``."""
+    n_resamples: int
+    """Bootstrap resamples drawn."""
+    alpha: float
+    """The interval has confidence ``1 - alpha``."""
+    n: int
+    """Paired cases resampled."""
+    estimate: float
+    """``mean(a - b)`` on the observed cases."""
+    ci_low: float
+    """Lower confidence bound."""
+    ci_high: float
+    """Upper confidence bound."""
+    standard_error: float
+    """Standard deviation (ddof 1) of the bootstrap distribution."""
+
+    @property
+    def statistically_tied(self) -> bool:
+        """True when the interval includes zero: the data do not tell the two systems apart."""
+        return self.ci_low <= 0.0 <= self.ci_high
+
+
+def _as_vector(values: npt.ArrayLike, name: str) -> npt.NDArray[np.float64]:
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} holds a non-finite value; drop unpaired or missing cases first")
+    return arr
+
+
+def _bca_levels(d: npt.NDArray[np.float64], theta_b: npt.NDArray[np.float64], alpha: float) -> tuple[float, float]:
+    n = d.size
+    theta = float(d.mean())
+    # Percentile of the observed statistic among the resampled ones, ties counting half (scipy's "mean" kind).
+    share = (np.count_nonzero(theta_b < theta) + np.count_nonzero(theta_b <= theta)) / (2 * theta_b.size)
+    z0 = float(ndtri(share))
+    # Jackknife of the mean in closed form: leave-one-out means (sum - d_i) / (n - 1).
+    theta_i = (d.sum() - d) / (n - 1)
+    u = (n - 1) * (theta_i.mean() - theta_i)
+    den = float(np.sum(u**2) / n**2)
+    a_hat = float(np.sum(u**3) / n**3) / (6 * den**1.5)
+    levels = []
+    for z in (float(ndtri(alpha / 2)), float(ndtri(1 - alpha / 2))):
+        num = z0 + z
+        levels.append(float(ndtr(z0 + num / (1 - a_hat * num))))
+    if not all(np.isfinite(levels)):
+        raise ValueError(
+            "the BCa interval is undefined for these data (degenerate bootstrap distribution); use method='percentile'"
+        )
+    return levels[0], levels[1]
+
+
+def paired_bootstrap(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    *,
+    seed: int,
+    n_resamples: int = 10_000,
+    alpha: float = 0.05,
+    method: BootstrapMethod = "percentile",
+    statistic: str = "mean difference (A - B)",
+) -> BootstrapReport:
+    """Paired bootstrap ``1 - alpha`` interval of ``mean(a) - mean(b)`` (see the module docstring).
+
+    When every paired difference is the same value ``d`` the bootstrap distribution is the single
+    point ``d`` and the interval is ``[d, d]`` for either method.
+    """
+    x, y = _as_vector(a, "a"), _as_vector(b, "b")
+    if x.size != y.size:
+        raise ValueError(f"paired samples differ in length: a has {x.size}, b has {y.size}")
+    if x.size == 0:
+        raise ValueError("no paired cases to resample")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be positive, got {n_resamples}")
+    if method not in METHOD_NAMES:
+        raise ValueError(f"method must be one of {sorted(METHOD_NAMES)}, got {method!r}")
+    d = x - y
+    n = d.size
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_resamples, n), dtype=np.int64)
+    theta_b = d[idx].mean(axis=-1)
+    estimate = float(d.mean())
+    if np.ptp(d) == 0:
+        low = high = estimate
+    else:
+        levels = (alpha / 2, 1 - alpha / 2) if method == "percentile" else _bca_levels(d, theta_b, alpha)
+        low, high = (float(q) for q in np.quantile(theta_b, levels))
+    return BootstrapReport(
+        method=METHOD_NAMES[method],
+        statistic=statistic,
+        seed=seed,
+        n_resamples=n_resamples,
+        alpha=alpha,
+        n=n,
+        estimate=estimate,
+        ci_low=low,
+        ci_high=high,
+        standard_error=float(theta_b.std(ddof=1)) if n_resamples > 1 else 0.0,
+    )

@@ -1,0 +1,88 @@
+"""Exact McNemar test on paired pass/fail outcomes.
+
+Two systems ran the same ``n`` cases. Of the discordant cases, ``b`` were passed by A only and
+``c`` by B only. Under the null hypothesis (both systems are equally likely to pass) each
+discordant case is a fair coin, so ``min(b, c) ~ Binomial(b + c, 1/2)`` and the exact two-sided
+p-value is
+
+    p = min(1, 2 * BinomCDF(min(b, c); b + c, 1/2)),    p = 1 when b + c = 0.
+
+The binomial CDF is summed in exact integer arithmetic, ``sum_{i<=k} C(m, i) / 2^m``, and rounded
+to float once, so small p-values keep full relative precision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import comb
+
+METHOD = "exact McNemar (two-sided binomial test on discordant pairs, p = min(1, 2*BinomCDF(min(b,c); b+c, 0.5)))"
+
+
+def mcnemar_exact_p(b: int, c: int) -> float:
+    """Exact two-sided McNemar p-value from the discordant counts ``b`` (A only) and ``c`` (B only).
+
+    ``p = min(1, 2 * sum_{i=0}^{min(b,c)} C(b+c, i) / 2^(b+c))``; 1 when ``b + c = 0``.
+    """
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts must be non-negative, got b={b}, c={c}")
+    m = b + c
+    if m == 0:
+        return 1.0
+    tail = sum(comb(m, i) for i in range(min(b, c) + 1))
+    # Integer numerator and denominator: one correctly rounded division, no underflow for large m.
+    return min(1.0, (2 * tail) / (1 << m))
+
+
+@dataclass(frozen=True)
+class McNemarReport:
+    """Outcome of an exact McNemar test of A against B."""
+
+    method: str
+    """The test, named with its formula."""
+    alpha: float
+    """Significance level the verdict uses."""
+    n: int
+    """Paired cases."""
+    both_passed: int
+    """Cases both passed."""
+    b: int
+    """Discordant cases A passed and B failed."""
+    c: int
+    """Discordant cases B passed and A failed."""
+    both_failed: int
+    """Cases both failed."""
+    pass_rate_difference: float | None
+    """Estimate: pass rate of A minus pass rate of B, ``(b - c) / n``; None when ``n = 0``."""
+    p_value: float
+    """Exact two-sided p-value."""
+
+    @property
+    def significant(self) -> bool:
+        """True when ``p_value < alpha``."""
+        return self.p_value < self.alpha
+
+
+def mcnemar_exact(a_passed: Sequence[bool], b_passed: Sequence[bool], *, alpha: float = 0.05) -> McNemarReport:
+    """Exact McNemar test on paired verdicts (``a_passed[i]`` and ``b_passed[i]`` are the same case)."""
+    if len(a_passed) != len(b_passed):
+        raise ValueError(f"paired verdicts differ in length: a has {len(a_passed)}, b has {len(b_passed)}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    pairs = list(zip(a_passed, b_passed, strict=True))
+    b = sum(1 for x, y in pairs if x and not y)
+    c = sum(1 for x, y in pairs if y and not x)
+    both = sum(1 for x, y in pairs if x and y)
+    n = len(pairs)
+    return McNemarReport(
+        method=METHOD,
+        alpha=alpha,
+        n=n,
+        both_passed=both,
+        b=b,
+        c=c,
+        both_failed=n - both - b - c,
+        pass_rate_difference=(b - c) / n if n else None,
+        p_value=mcnemar_exact_p(b, c),
+    )

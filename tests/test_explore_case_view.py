@@ -1,0 +1,174 @@
+"""One case across runs: expectation and returned ids classified per tier, on real PMB runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memeval_core.explore.case_view import Expectation, case_view, case_view_frame, classify_tiers, expectation
+from memeval_core.pmb.ingest import PmbLoad, load_pmb
+from memeval_core.pmb.rescore import ScoredCase
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
+MAIN = "session-drift-noise-10-turns-implicit-redis"
+
+
+@pytest.fixture(scope="module")
+def pmb() -> PmbLoad:
+    if not DATA.is_dir():
+        pytest.skip(f"shared PMB data not found at {DATA}")
+    return load_pmb(DATA / "test-results", DATA / "fixtures")
+
+
+def test_single_turn_case_across_all_runs(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    view = case_view(pmb.runs, pmb.fixture, "happy-stack-repository-layer")
+    assert len(view.outcomes) == 13  # single-turn runs only
+    assert view.category == "Type routing and open questions"
+    e = view.expectation
+    assert e.should_only_include == () and e.gold == ()
+    assert e.pinned_must_include == ("b-db-decision",)
+    assert e.questions_must_include == ("b-auth-open-q",)
+    assert e.persona_prelude is not None and e.persona_prelude.non_empty
+    by = {o.display_name: o for o in view.outcomes}
+    ten = by["tenure"]
+    assert ten.passed
+    assert ten.tier("pinned").correct == ("b-db-decision",)
+    assert ten.tier("pinned").missing == ()
+    assert ten.tier("questions").correct == ("b-auth-open-q",)
+    assert ten.tier("relevant").returned == ()
+    mem0 = by["mem0"]
+    rel = mem0.tier("relevant")
+    # Nothing is wanted in the relevant tier, so everything mem0 returned there is unexpected.
+    assert rel.correct == () and rel.forbidden == ()
+    assert rel.unexpected == mem0.tier("relevant").returned and len(rel.unexpected) > 0
+    assert all(f"unexpected belief in relevantBeliefs: {i}" in mem0.failures for i in rel.unexpected)
+
+
+def test_missing_and_forbidden(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    view = case_view(pmb.runs, pmb.fixture, "relation-expansion-respects-scope-filter")
+    for o in view.outcomes:
+        rel = o.tier("relevant")
+        # Classes partition the returned ids.
+        assert sorted(rel.correct + rel.unexpected + rel.forbidden) == sorted(rel.returned)
+        assert set(rel.missing) == {"b-auth-depends-redis", "b-redis-code"} - set(rel.returned)
+        assert set(rel.forbidden) == {"b-redis-writing"} & set(rel.returned)
+        assert all(f"missing expected belief: {i}" in o.failures for i in rel.missing)
+
+
+def test_session_turn(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    view = case_view(pmb.runs, pmb.fixture, MAIN, 10)
+    assert len(view.outcomes) == 11
+    assert view.label == "re_entry" and view.topics == ("redis-cache-performance",)
+    assert view.query.startswith("One more thing on the allkeys-lru decision")
+    by = {o.display_name: o for o in view.outcomes}
+    gb = by["gbrain"]
+    assert gb.returned_nothing and gb.tier("relevant").missing == ("b-redis-code",)
+    assert gb.tier("questions").recorded is False
+    mem0 = by["mem0"].tier("relevant")
+    # Noise ids are forbidden in the relevant tier.
+    assert set(mem0.forbidden) == {"b-error-handling", "b-functional-pipeline", "b-ci-parallel-decision"}
+    assert mem0.missing == ("b-redis-code",)
+    ten = by["tenure"].tier("relevant")
+    assert ten.correct == ("b-redis-code",) and ten.unexpected == () and ten.forbidden == ()
+
+
+def test_frame_and_unknown_case(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    view = case_view(pmb.runs, pmb.fixture, "alias-gha-resolves")
+    frame = case_view_frame(view)
+    assert len(frame) == 13 * 3
+    ten = frame[(frame["display_name"] == "tenure") & (frame["tier"] == "relevant")].iloc[0]
+    assert ten["correct"] == ("b-ci-gha-entity",) and ten["n_unexpected"] == 0
+    with pytest.raises(KeyError, match="no-such-case"):
+        case_view(pmb.runs, pmb.fixture, "no-such-case")
+    with pytest.raises(KeyError, match="turn"):
+        expectation(pmb.fixture, MAIN, 99)
+
+
+def _scored(pinned: tuple[str, ...], relevant: tuple[str, ...], questions: tuple[str, ...] | None) -> ScoredCase:
+    return ScoredCase(
+        case_id="hand",
+        turn_index=None,
+        label="",
+        category="C",
+        stated_category="C",
+        description="",
+        pinned=pinned,
+        relevant=relevant,
+        questions=questions,
+        passed=False,
+        pass_type=None,
+        precision=None,
+        recall=None,
+        pinned_coverage=None,
+        drift=None,
+        noise_ids=(),
+        returned_nothing=not relevant,
+        failures=(),
+        taken_from_report=(),
+        latency_ms=0.5,
+        stated_passed=False,
+        stated_precision=None,
+        stated_recall=None,
+        stated_failures=(),
+        stated_drift=None,
+        stated_noise_ids=(),
+    )
+
+
+def _expect(**kw: object) -> Expectation:
+    base: dict[str, object] = {
+        "gold": (),
+        "should_only_include": None,
+        "must_include": (),
+        "must_exclude": (),
+        "should_include": (),
+        "pinned_must_include": (),
+        "pinned_must_exclude": (),
+        "questions_must_include": (),
+        "questions_must_exclude": (),
+        "noise_must_not_surface": (),
+        "max_count": None,
+        "min_count": None,
+        "ordered_before": (),
+        "persona_prelude": None,
+    }
+    base.update(kw)
+    return Expectation(**base)  # type: ignore[arg-type]
+
+
+def test_hand_made_classification() -> None:
+    exp = _expect(
+        gold=("g1", "g2"),
+        should_only_include=("g1", "g2"),
+        must_include=("m1",),
+        must_exclude=("x1",),
+        pinned_must_include=("p1", "p2"),
+        pinned_must_exclude=("px",),
+        questions_must_include=("q1",),
+        questions_must_exclude=("qx",),
+    )
+    # g2 only in the pinned tier: shouldOnlyInclude wants it among relevant beliefs, so it is missing there;
+    # m1 only in the pinned tier: mustInclude accepts either tier, so it is not missing.
+    tiers = classify_tiers(_scored(("p1", "g2", "m1", "px", "x1", "other"), ("g1", "junk", "x1"), ("q2", "qx")), exp)
+    pinned, relevant, questions = tiers
+    assert pinned.correct == ("p1", "m1")
+    assert pinned.forbidden == ("px", "x1")
+    assert pinned.unexpected == ("g2", "other")
+    assert pinned.missing == ("p2",)
+    assert relevant.correct == ("g1",)
+    assert relevant.unexpected == ("junk",)
+    assert relevant.forbidden == ("x1",)
+    assert relevant.missing == ("g2",)
+    assert (questions.correct, questions.unexpected, questions.forbidden, questions.missing) == (
+        (),
+        ("q2",),
+        ("qx",),
+        ("q1",),
+    )
+    unrecorded = classify_tiers(_scored((), (), None), exp)[2]
+    assert unrecorded.recorded is False and unrecorded.missing == ()

@@ -1,0 +1,233 @@
+"""Case-by-case comparison: paired table, filters, statistics on real PMB runs and on hand-made runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from memeval_core.explore.compare import (
+    case_detail,
+    compare_stats,
+    filter_pairs,
+    paired_frame,
+    stats_frame,
+    win_tie_loss,
+)
+from memeval_core.pmb.ingest import PmbLoad, load_pmb
+from memeval_core.pmb.models import RetrievalSummary
+from memeval_core.pmb.rescore import ScoredCase
+from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
+SEED = 20260627
+
+
+@pytest.fixture(scope="module")
+def pmb() -> PmbLoad:
+    if not DATA.is_dir():
+        pytest.skip(f"shared PMB data not found at {DATA}")
+    return load_pmb(DATA / "test-results", DATA / "fixtures")
+
+
+def _single(pmb: PmbLoad) -> dict[str, PmbRun]:
+    return {r.identity.display_name: r for r in pmb.runs if r.identity.benchmark == "pmb-single-turn"}
+
+
+def _case(case_id: str, passed: bool, precision: float | None, category: str = "C1", desc: str = "") -> ScoredCase:
+    return ScoredCase(
+        case_id=case_id,
+        turn_index=None,
+        label="",
+        category=category,
+        stated_category=category,
+        description=desc,
+        pinned=(),
+        relevant=(),
+        questions=(),
+        passed=passed,
+        pass_type="structural" if passed else None,
+        precision=precision,
+        recall=None,
+        pinned_coverage=None,
+        drift=None,
+        noise_ids=(),
+        returned_nothing=True,
+        failures=(),
+        taken_from_report=(),
+        latency_ms=1.0,
+        stated_passed=passed,
+        stated_precision=precision,
+        stated_recall=None,
+        stated_failures=(),
+        stated_drift=None,
+        stated_noise_ids=(),
+    )
+
+
+def _run(name: str, cases: list[ScoredCase], benchmark: Benchmark = "pmb-single-turn") -> PmbRun:
+    ident = RunIdentity(name, name, name, benchmark, f"{name}.json", "0" * 64)
+    return PmbRun(ident, tuple(cases), RetrievalSummary(), None)
+
+
+def test_tenure_vs_mem0_tenure_wins_every_discordant_case(pmb: PmbLoad) -> None:
+    runs = _single(pmb)
+    rep = compare_stats(
+        runs["tenure"], runs["mem0"], seed=SEED, n_resamples=10_000, category_order=pmb.fixture.category_order
+    )  # type: ignore[union-attr]
+    m = rep.overall.mcnemar
+    assert (m.n, m.both_passed, m.b, m.c, m.both_failed) == (77, 9, 68, 0, 0)
+    assert m.p_value == 2.0**-67
+    assert rep.overall.pass_rate.estimate == pytest.approx(68 / 77)
+    # Same resampling as scipy on the paired differences, hence the same interval.
+    diff = np.array(
+        [float(a.passed) - float(b.passed) for a, b in zip(runs["tenure"].cases, runs["mem0"].cases, strict=True)]
+    )
+    ref = stats.bootstrap((diff,), np.mean, n_resamples=10_000, method="percentile", rng=np.random.default_rng(SEED))
+    assert rep.overall.pass_rate.ci_low == ref.confidence_interval.low
+    assert rep.overall.pass_rate.ci_high == ref.confidence_interval.high
+    assert (round(rep.overall.pass_rate.ci_low, 4), round(rep.overall.pass_rate.ci_high, 4)) == (0.8052, 0.9481)
+    assert not rep.overall.pass_rate.statistically_tied
+    # Precision pairs: the 43 cases with a non-empty gold set (tenure returns nothing when nothing is wanted).
+    assert rep.overall.n_precision == 43
+    assert rep.overall.precision is not None
+    assert rep.overall.precision.estimate == pytest.approx(0.9104, abs=1e-4)
+    assert rep.overall.precision.ci_low > 0.85
+    assert [c.scope for c in rep.categories][:3] == [
+        "Alias resolution",
+        "Scope disambiguation",
+        "Fuzzy matching and prefix guards",
+    ]
+    alias = rep.categories[0]
+    assert (alias.n, alias.mcnemar.b, alias.mcnemar.c) == (23, 23, 0)
+    # Holm over 13 categories: the smallest raw p (2^-22 for 23 wins) times 13.
+    assert alias.holm_p == pytest.approx(13 * 2.0**-22)
+    assert (rep.seed, rep.n_resamples, rep.alpha) == (SEED, 10_000, 0.05)
+
+
+def test_mem0_vs_a_mem_identical_verdicts(pmb: PmbLoad) -> None:
+    runs = _single(pmb)
+    rep = compare_stats(runs["mem0"], runs["a-mem"], seed=SEED)
+    m = rep.overall.mcnemar
+    # Same 9 cases passed, same 68 failed: no discordant pair at all.
+    assert (m.both_passed, m.b, m.c, m.both_failed, m.p_value) == (9, 0, 0, 68, 1.0)
+    assert (rep.overall.pass_rate.ci_low, rep.overall.pass_rate.ci_high) == (0.0, 0.0)
+    assert rep.overall.pass_rate.statistically_tied
+    assert all(c.holm_p == 1.0 for c in rep.categories)
+    # Precision differs by well under a percentage point, with an interval just above zero.
+    p = rep.overall.precision
+    assert p is not None and rep.overall.n_precision == 69
+    assert p.estimate == pytest.approx(0.000622, abs=1e-6)
+    assert 0 < p.ci_low < p.ci_high < 0.002
+    frame = filter_pairs(paired_frame(runs["mem0"], runs["a-mem"]), "differences")
+    assert frame.empty
+
+
+def test_paired_frame_and_filters(pmb: PmbLoad) -> None:
+    runs = _single(pmb)
+    frame = paired_frame(runs["gbrain"], runs["supermemory"])
+    assert len(frame) == 77
+    assert frame["outcome"].value_counts().to_dict() == {
+        "both failed": 38,
+        "A wins": 18,
+        "both passed": 16,
+        "B wins": 5,
+    }
+    assert len(filter_pairs(frame, "differences")) == 23
+    assert len(filter_pairs(frame, "a_wins")) == 18
+    assert filter_pairs(frame, "b_wins")["case_id"].tolist() == [
+        "happy-alias-match-kubernetes",
+        "conflict-scope-disambiguation-redis-writing",
+        "questions-pinned-active-only",
+        "messy-compound-surfaces-two-beliefs",
+        "multi-scope-code-writing-dedup-no-double-surface",
+    ]
+    assert len(filter_pairs(frame, "both_fail")) == 38
+    redis = filter_pairs(frame, "all", "  REDIS ")
+    assert len(redis) == 6
+    # Matched by description only: the case id does not say redis.
+    assert "relation-type-expands-participants" in redis["case_id"].tolist()
+    assert filter_pairs(frame, "b_wins", "redis")["case_id"].tolist() == ["conflict-scope-disambiguation-redis-writing"]
+    assert frame["turn_index"].isna().all()
+    with pytest.raises(ValueError, match="filter"):
+        filter_pairs(frame, "ties")  # type: ignore[arg-type]
+
+
+def test_text_search_is_literal() -> None:
+    a = _run("a", [_case("x.1", True, None, desc="a (b"), _case("x21", False, None)])
+    b = _run("b", [_case("x.1", True, None), _case("x21", True, None)])
+    frame = paired_frame(a, b)
+    assert filter_pairs(frame, "all", "x.1")["case_id"].tolist() == ["x.1"]
+    assert filter_pairs(frame, "all", "(b")["case_id"].tolist() == ["x.1"]
+
+
+def test_pairs_only_cases_both_ran_and_null_precision_left_out() -> None:
+    a = _run(
+        "a",
+        [_case("c1", True, 1.0), _case("c2", True, None), _case("c3", False, 0.5, "C2"), _case("only-a", True, 1.0)],
+    )
+    b = _run("b", [_case("c3", True, 0.0, "C2"), _case("c2", False, 0.0), _case("c1", False, 0.25)])
+    frame = paired_frame(a, b)
+    assert frame["case_id"].tolist() == ["c1", "c2", "c3"]
+    rep = compare_stats(a, b, seed=1, n_resamples=200, category_order=["C2", "C1"])
+    assert rep.overall.n == 3
+    assert (rep.overall.mcnemar.b, rep.overall.mcnemar.c) == (2, 1)
+    # c2 has a null precision on A's side: only c1 and c3 pair, differences 0.75 and 0.5.
+    assert rep.overall.n_precision == 2
+    assert rep.overall.precision is not None and rep.overall.precision.estimate == pytest.approx(0.625)
+    assert [c.scope for c in rep.categories] == ["C2", "C1"]
+    # Two categories: p(C2: b=0, c=1) = 1, p(C1: b=2, c=0) = 0.5 -> Holm 1.0 and 1.0.
+    assert [c.holm_p for c in rep.categories] == [1.0, 1.0]
+    table = stats_frame(rep)
+    assert table["scope"].tolist() == ["all cases", "C2", "C1"]
+    assert table.loc[0, "b"] == 2 and pd.isna(table.loc[0, "holm_p"])
+
+
+def test_category_without_precision_pairs_has_none() -> None:
+    a = _run("a", [_case("c1", True, None), _case("c2", False, None)])
+    b = _run("b", [_case("c1", False, None), _case("c2", False, None)])
+    rep = compare_stats(a, b, seed=0, n_resamples=100)
+    assert rep.overall.precision is None and rep.overall.n_precision == 0
+    assert stats_frame(rep)["precision_tied"].isna().all()
+
+
+def test_different_suites_refused() -> None:
+    a = _run("a", [_case("c1", True, None)])
+    b = _run("b", [_case("c1", True, None)], benchmark="pmb-session")
+    with pytest.raises(ValueError, match="different suites"):
+        paired_frame(a, b)
+    with pytest.raises(ValueError, match="no case in common"):
+        compare_stats(a, _run("c", [_case("z", True, None)]), seed=0)
+
+
+def test_case_detail_opens_one_case(pmb: PmbLoad) -> None:
+    runs = _single(pmb)
+    assert pmb.fixture is not None
+    view = case_detail(runs["tenure"], runs["mem0"], pmb.fixture, "relation-expansion-respects-scope-filter")
+    assert view.query == "auth redis failure modes"
+    assert view.expectation.should_only_include == ("b-auth-depends-redis", "b-redis-code")
+    assert view.expectation.must_exclude == ("b-redis-writing",)
+    tenure, mem0 = view.outcomes
+    assert tenure.passed and not mem0.passed
+    assert set(tenure.tier("relevant").correct) == {"b-auth-depends-redis", "b-redis-code"}
+    assert tenure.tier("relevant").unexpected == ()
+    assert "b-redis-writing" in mem0.tier("relevant").forbidden
+    assert "forbidden belief surfaced: b-redis-writing" in mem0.failures
+
+
+def test_win_tie_loss_tenure_single_turn(pmb: PmbLoad) -> None:
+    single = [r for r in pmb.runs if r.identity.benchmark == "pmb-single-turn"]
+    table = win_tie_loss(single, "tenure")
+    assert len(table) == 12
+    assert (table["losses"] == 0).all()
+    row = table.set_index("other").loc["gbrain"]
+    assert (row["wins"], row["ties_both_passed"], row["ties_both_failed"]) == (43, 34, 0)
+    assert row["mcnemar_p"] == 2.0**-42
+    assert (table["holm_p"] >= table["mcnemar_p"]).all()
+    with pytest.raises(ValueError, match="several suites"):
+        win_tie_loss(pmb.runs, "tenure")
+    with pytest.raises(ValueError, match="no run"):
+        win_tie_loss(single, "nobody")

@@ -1,0 +1,77 @@
+"""Pareto front on hand-made points (ties, duplicates, dominance on one axis) and on the real runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memeval_core.explore.pareto import ParetoPoint, pareto_front, quality_latency_points
+from memeval_core.pmb.ingest import load_pmb
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
+
+
+def _pt(name: str, x: float, y: float) -> ParetoPoint:
+    return ParetoPoint(name, x, y)
+
+
+def _names(points: tuple[ParetoPoint, ...]) -> list[str]:
+    return [p.name for p in points]
+
+
+def test_staircase() -> None:
+    pts = [
+        _pt("slow-best", 100, 0.9),
+        _pt("fast-bad", 10, 0.2),
+        _pt("mid", 50, 0.6),
+        _pt("dominated", 60, 0.5),
+        _pt("worst", 120, 0.1),
+    ]
+    assert _names(pareto_front(pts)) == ["fast-bad", "mid", "slow-best"]
+
+
+def test_equal_x_keeps_only_higher_y() -> None:
+    # Same latency, lower quality: dominated (x equal, y strictly worse).
+    assert _names(pareto_front([_pt("a", 10, 0.5), _pt("b", 10, 0.7)])) == ["b"]
+
+
+def test_equal_y_keeps_only_lower_x() -> None:
+    assert _names(pareto_front([_pt("a", 10, 0.5), _pt("b", 20, 0.5)])) == ["a"]
+
+
+def test_duplicates_are_all_kept() -> None:
+    front = pareto_front([_pt("b", 10, 0.5), _pt("a", 10, 0.5), _pt("c", 30, 0.4)])
+    assert _names(front) == ["a", "b"]
+
+
+def test_sorted_by_x() -> None:
+    front = pareto_front([_pt("c", 30, 0.9), _pt("a", 5, 0.1), _pt("b", 12, 0.5)])
+    assert [p.x for p in front] == [5, 12, 30]
+
+
+def test_single_and_empty() -> None:
+    assert pareto_front([]) == ()
+    assert _names(pareto_front([_pt("only", 1, 0)])) == ["only"]
+
+
+def test_non_finite_refused() -> None:
+    with pytest.raises(ValueError, match="'bad'"):
+        pareto_front([_pt("bad", float("nan"), 0.5)])
+
+
+def test_real_runs() -> None:
+    if not DATA.is_dir():
+        pytest.skip(f"shared PMB data not found at {DATA}")
+    runs = [
+        r for r in load_pmb(DATA / "test-results", DATA / "fixtures").runs if r.identity.benchmark == "pmb-single-turn"
+    ]
+    pts = quality_latency_points(runs, "pass_rate")
+    assert len(pts) == 13
+    # tenure is both the fastest (p50 9.77 ms) and the best (77/77): it dominates everything.
+    assert pareto_front(pts) == (ParetoPoint("tenure", 9.77, 1.0),)
+    others = [p for p in pts if p.name != "tenure"]
+    # Without tenure: a-mem fastest (13.80 ms), gbrain best (34/77); nomic (11/77), supermemory (21/77) between.
+    assert _names(pareto_front(others)) == ["a-mem", "vector (nomic)", "supermemory", "gbrain"]
+    with pytest.raises(ValueError, match="quality"):
+        quality_latency_points(runs, "ndcg")  # type: ignore[arg-type]

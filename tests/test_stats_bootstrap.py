@@ -1,0 +1,90 @@
+"""Paired bootstrap intervals: equal to scipy's for the same seed, degenerate and bad input handled."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from memeval_core.stats.bootstrap import paired_bootstrap
+
+
+def _data(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(size=n)
+    b = np.clip(a - 0.1 + rng.normal(scale=0.2, size=n), 0, 1)
+    return a, b
+
+
+@pytest.mark.parametrize(("seed", "n", "n_resamples"), [(0, 10, 999), (7, 77, 5000), (20260627, 43, 10_000)])
+@pytest.mark.parametrize(("method", "scipy_method"), [("percentile", "percentile"), ("bca", "BCa")])
+def test_equals_scipy_with_same_seed(seed: int, n: int, n_resamples: int, method: str, scipy_method: str) -> None:
+    # Same index matrix as scipy (one rng.integers(0, n, (n_resamples, n)) call, no batching): exact agreement.
+    a, b = _data(seed + 1, n)
+    rep = paired_bootstrap(a, b, seed=seed, n_resamples=n_resamples, alpha=0.05, method=method)  # type: ignore[arg-type]
+    ref = stats.bootstrap(
+        (a - b,),
+        np.mean,
+        n_resamples=n_resamples,
+        method=scipy_method,
+        rng=np.random.default_rng(seed),
+        vectorized=True,
+        confidence_level=0.95,
+    )
+    assert rep.ci_low == pytest.approx(ref.confidence_interval.low, rel=1e-12, abs=1e-15)
+    assert rep.ci_high == pytest.approx(ref.confidence_interval.high, rel=1e-12, abs=1e-15)
+    assert rep.standard_error == pytest.approx(ref.standard_error, rel=1e-12)
+    assert rep.estimate == pytest.approx(float(np.mean(a - b)))
+    assert (rep.seed, rep.n_resamples, rep.alpha, rep.n) == (seed, n_resamples, 0.05, n)
+
+
+def test_binary_pass_rate_difference_equals_scipy() -> None:
+    a = np.array([1, 1, 1, 0, 1, 0, 1, 1, 0, 1] * 5, dtype=float)
+    b = np.array([0, 1, 0, 0, 1, 0, 0, 1, 0, 0] * 5, dtype=float)
+    rep = paired_bootstrap(a, b, seed=3, n_resamples=4000)
+    ref = stats.bootstrap((a - b,), np.mean, n_resamples=4000, method="percentile", rng=np.random.default_rng(3))
+    assert (rep.ci_low, rep.ci_high) == (ref.confidence_interval.low, ref.confidence_interval.high)
+    assert rep.estimate == pytest.approx(0.4)
+    assert not rep.statistically_tied
+
+
+def test_constant_difference_gives_point_interval() -> None:
+    rep = paired_bootstrap([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], seed=1, n_resamples=100)
+    assert (rep.estimate, rep.ci_low, rep.ci_high) == (1.0, 1.0, 1.0)
+    assert not rep.statistically_tied
+    same = paired_bootstrap([0.5, 0.2], [0.5, 0.2], seed=1, n_resamples=100, method="bca")
+    assert (same.ci_low, same.ci_high) == (0.0, 0.0)
+    assert same.statistically_tied
+
+
+def test_tied_when_interval_includes_zero() -> None:
+    a = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    b = [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    rep = paired_bootstrap(a, b, seed=11, n_resamples=2000)
+    assert rep.estimate == 0.0
+    assert rep.ci_low < 0 < rep.ci_high
+    assert rep.statistically_tied
+
+
+def test_seed_reproducible_and_matters() -> None:
+    a, b = _data(5, 30)
+    r1 = paired_bootstrap(a, b, seed=42, n_resamples=500)
+    r2 = paired_bootstrap(a, b, seed=42, n_resamples=500)
+    r3 = paired_bootstrap(a, b, seed=43, n_resamples=500)
+    assert (r1.ci_low, r1.ci_high) == (r2.ci_low, r2.ci_high)
+    assert (r1.ci_low, r1.ci_high) != (r3.ci_low, r3.ci_high)
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        paired_bootstrap([1.0, 2.0], [1.0], seed=0)
+    with pytest.raises(ValueError, match="no paired cases"):
+        paired_bootstrap([], [], seed=0)
+    with pytest.raises(ValueError, match="non-finite"):
+        paired_bootstrap([1.0, float("nan")], [1.0, 2.0], seed=0)
+    with pytest.raises(ValueError, match="alpha"):
+        paired_bootstrap([1.0], [0.0], seed=0, alpha=0)
+    with pytest.raises(ValueError, match="n_resamples"):
+        paired_bootstrap([1.0], [0.0], seed=0, n_resamples=0)
+    with pytest.raises(ValueError, match="method"):
+        paired_bootstrap([1.0], [0.0], seed=0, method="basic")  # type: ignore[arg-type]
