@@ -27,6 +27,11 @@ class IngestError(Exception):
     hint: str = ""
     """How to fix it."""
 
+    def __reduce__(self) -> tuple[type[IngestError], tuple[str, str, str, str]]:
+        # Exceptions pickle through their args, which a dataclass leaves empty; caches and worker
+        # processes need errors to survive pickling.
+        return (IngestError, (self.file, self.path, self.message, self.hint))
+
     def __str__(self) -> str:
         text = f"{self.file}: {self.path}: {self.message}"
         return f"{text} ({self.hint})" if self.hint else text

@@ -1,0 +1,20 @@
+"""memeval app: ``streamlit run app.py``. Page config and navigation only; the pages live in ``pages/``.
+
+The results directory comes from ``$MEMEVAL_RESULTS`` (default ``results/``), never from the URL:
+:func:`pages.ui.results_root` resolves it on every run and every page reads it through
+:func:`pages.ui.load_current`.
+
+To add a page, append ``(path, title, material icon)`` to :data:`PAGES`; the first entry is the
+default page. Keep PAGES a literal: the smoke test reads it from this file and runs every page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+PAGES: tuple[tuple[str, str, str], ...] = (("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),)
+
+st.set_page_config(page_title="memeval", page_icon=":material/leaderboard:", layout="wide")
+st.navigation(
+    [st.Page(path, title=title, icon=icon, default=i == 0) for i, (path, title, icon) in enumerate(PAGES)]
+).run()

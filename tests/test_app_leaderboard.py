@@ -1,0 +1,426 @@
+"""The leaderboard page and the shared UI helpers, driven through Streamlit's AppTest over the public PMB data."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from memeval_core.leaderboard import COLUMN_HELP
+from memeval_core.sync import BASELINE_DIR, UPSTREAM_REF, UPSTREAM_REPO
+from pages import ui
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+PAGE = "pages/leaderboard.py"
+SINGLE_COLUMNS = [
+    "run_id",
+    "display_name",
+    "status",
+    "provider",
+    "benchmark",
+    "cases",
+    "passed",
+    "active_retrieval",
+    "structural",
+    "trivially_empty",
+    "mean_precision",
+    "mean_recall",
+    "latency_mean_ms",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "ingestion_total_ms",
+    "verified",
+    "mismatches",
+]
+SESSION_COLUMNS = [*SINGLE_COLUMNS[:12], "mean_drift", *SINGLE_COLUMNS[12:]]
+
+
+def run_app(query: dict[str, str] | None = None) -> AppTest:
+    """The app after its first run, on the leaderboard page, with optional URL query parameters."""
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def table(at: AppTest, benchmark: str) -> pd.DataFrame:
+    """The DataFrame shown in the benchmark's tab."""
+    (tab,) = [t for t in at.tabs if t.label == benchmark]
+    (df,) = tab.dataframe
+    value: pd.DataFrame = df.value
+    return value
+
+
+def by_name(df: pd.DataFrame, name: str) -> dict[str, Any]:
+    """The row of one run, by display name."""
+    rows = df[df["display_name"] == name].to_dict("records")
+    assert len(rows) == 1, f"{name!r} appears {len(rows)} times"
+    return {str(k): v for k, v in rows[0].items()}
+
+
+@pytest.fixture
+def pmb_env(pmb_results: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The app reads the public PMB data."""
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(pmb_results))
+    monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
+    return pmb_results
+
+
+@pytest.fixture
+def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """Bytes handed to every download button, by the file name the user would get."""
+    seen: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(
+        self: MemoryMediaFileStorage, data: str | bytes, mimetype: str, kind: Any, filename: str | None = None
+    ) -> str:
+        if filename is not None and isinstance(data, bytes):
+            seen[filename] = data
+        return original(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return seen
+
+
+# --- The numbers shown -------------------------------------------------------------------------
+
+
+def test_single_turn_table_shows_re_derived_numbers(pmb_env: Path) -> None:
+    df = table(run_app(), "pmb-single-turn")
+    assert list(df.columns) == SINGLE_COLUMNS
+    assert len(df) == 13
+    assert df["display_name"].iloc[0] == "tenure"
+    tenure = by_name(df, "tenure")
+    assert (tenure["cases"], tenure["passed"], tenure["active_retrieval"]) == (77, 77, 43)
+    assert (tenure["structural"], tenure["trivially_empty"]) == (25, 9)
+    assert tenure["latency_p50_ms"] == 9.77
+    mem0 = by_name(df, "mem0")
+    assert mem0["passed"] == 9
+    assert mem0["mean_precision"] == 0.0558
+    assert mem0["mean_recall"] == 0.9884
+    assert mem0["latency_p50_ms"] == 64.94
+    assert mem0["latency_p95_ms"] == 156.89
+    gbrain = by_name(df, "gbrain")
+    assert (gbrain["passed"], gbrain["active_retrieval"], gbrain["structural"], gbrain["trivially_empty"]) == (
+        34,
+        5,
+        20,
+        9,
+    )
+    assert set(df["benchmark"]) == {"pmb-single-turn"}
+
+
+def test_session_table_has_drift(pmb_env: Path) -> None:
+    df = table(run_app(), "pmb-session")
+    assert list(df.columns) == SESSION_COLUMNS
+    assert len(df) == 11
+    assert df["display_name"].iloc[0] == "tenure"
+    tenure = by_name(df, "tenure")
+    assert (tenure["cases"], tenure["passed"], tenure["active_retrieval"], tenure["mean_drift"]) == (12, 12, 11, 0.0)
+    mem0 = by_name(df, "mem0")
+    assert (mem0["passed"], mem0["mean_precision"], mem0["mean_drift"]) == (0, 0.0602, 0.9398)
+    # gbrain returned nothing relevant in any turn: precision is undefined, not 0.
+    assert pd.isna(by_name(df, "gbrain")["mean_precision"])
+
+
+def test_verification_badges_and_mismatch_lists(pmb_env: Path) -> None:
+    at = run_app()
+    df = table(at, "pmb-single-turn")
+    unverified = {r["display_name"]: r["status"] for r in df.to_dict("records") if not r["verified"]}
+    assert unverified == {
+        "vector (nomic)": "✗ 4 mismatches",
+        "qwen3 (vector)": "✗ 3 mismatches",
+        "mem0": "✗ 7 mismatches",
+    }
+    assert by_name(df, "tenure")["status"] == "✓ verified"
+    assert by_name(df, "tenure")["mismatches"] == ""
+    # mem0's stated category block disagrees with its own per-case data.
+    assert "$.retrieval.categories[1].caseCount: stated 11, re-derived 12" in by_name(df, "mem0")["mismatches"]
+    assert all(table(at, "pmb-session")["status"] == "✓ verified")
+
+    summary = " ".join(m.value for m in at.markdown)
+    assert "21 of 24 runs verified" in summary
+    (single,) = [e for e in at.expander if e.label.startswith("Verification details") and "of 13" in e.label]
+    assert single.label == "Verification details: 3 of 13 runs with mismatches"
+    listed = [t.value for t in single.text]
+    assert "mem0 (test-results/baseline/retrieval-report-mem0.json): 7 mismatches" in listed
+    codes = "\n".join(c.value for c in single.code)
+    assert "$.retrieval.passTypes.structural: stated 7, re-derived 8" in codes  # qwen3
+    assert "$.retrieval.passTypes.triviallyEmpty: stated 10, re-derived 3" in codes  # nomic
+
+
+def test_explanation_and_column_help(pmb_env: Path) -> None:
+    at = run_app()
+    text = " ".join(m.value for m in at.markdown)
+    for phrase in ("active_retrieval", "structural", "trivially_empty", "re-derived from the raw per-case ids"):
+        assert phrase in text
+    assert "Recall alone misleads" in text
+    for benchmark in ("pmb-single-turn", "pmb-session"):
+        (tab,) = [t for t in at.tabs if t.label == benchmark]
+        config = json.loads(tab.dataframe[0].proto.columns)
+        shown = list(table(at, benchmark).columns)
+        assert set(config) - {"_index"} == set(shown)  # _index: hide_index=True
+        for col in shown:
+            expected = ui.VERIFICATION_BADGE_HELP if col == "status" else COLUMN_HELP[col]
+            assert config[col]["help"] == expected, col
+        assert config["mean_precision"]["type_config"]["format"] == "%.4f"
+
+
+def test_sidebar_names_the_results_directory(pmb_env: Path) -> None:
+    at = run_app()
+    codes = [c.value for c in at.sidebar.code]
+    assert str(pmb_env) in codes
+    assert str(pmb_env / "fixtures") in codes
+    assert "24 runs loaded: 13 single-turn, 11 session." in [c.value for c in at.sidebar.caption]
+
+
+# --- URL state and sorting ------------------------------------------------------------------------
+
+
+def test_url_selects_the_session_table(pmb_env: Path) -> None:
+    at = run_app({"benchmark": "pmb-session"})
+    assert at.session_state["benchmark"] == "pmb-session"
+    assert run_app().session_state["benchmark"] == "pmb-single-turn"
+
+
+def test_url_sort_and_order(pmb_env: Path) -> None:
+    at = run_app({"sort": "display_name", "order": "ascending"})
+    df = table(at, "pmb-single-turn")
+    assert list(df["display_name"][:3]) == ["a-mem", "agentmemory", "atomicmemory"]
+    assert at.selectbox(key="sort").value == "display_name"
+    assert at.radio(key="order").value == "ascending"
+
+
+def test_sort_control_reorders(pmb_env: Path) -> None:
+    at = run_app()
+    assert at.radio(key="order").disabled  # rank has a fixed direction
+    at.selectbox(key="sort").set_value("latency_p50_ms").run()
+    assert not at.exception
+    df = table(at, "pmb-single-turn")
+    assert df["display_name"].iloc[0] == "qwen3 (vector)"
+    assert df["latency_p50_ms"].iloc[0] == 872.1
+    assert list(df["latency_p50_ms"]) == sorted(df["latency_p50_ms"], reverse=True)
+    # The browser writes bound widget values into the URL; test_browser_leaderboard checks that part.
+    at.radio(key="order").set_value("ascending").run()
+    df = table(at, "pmb-single-turn")
+    assert (df["display_name"].iloc[0], df["latency_p50_ms"].iloc[0]) == ("tenure", 9.77)
+
+
+def test_drift_sort_leaves_single_turn_in_rank_order(pmb_env: Path) -> None:
+    at = run_app({"sort": "mean_drift", "order": "ascending"})
+    assert table(at, "pmb-single-turn")["display_name"].iloc[0] == "tenure"
+    session = table(at, "pmb-session")
+    assert list(session["mean_drift"]) == sorted(session["mean_drift"])
+    assert "mean_drift does not apply to single-turn runs; shown in rank order." in [c.value for c in at.caption]
+
+
+def test_invalid_url_values_fall_back_to_defaults(pmb_env: Path) -> None:
+    at = run_app({"sort": "__class__", "order": "sideways", "benchmark": "../../etc"})
+    assert at.selectbox(key="sort").value == "rank"
+    assert table(at, "pmb-single-turn")["display_name"].iloc[0] == "tenure"
+
+
+# --- Downloads ----------------------------------------------------------------------------------
+
+
+def test_downloads_hold_exactly_the_shown_table(pmb_env: Path, downloads: dict[str, bytes]) -> None:
+    at = run_app({"sort": "mean_recall", "order": "ascending"})
+    for benchmark in ("pmb-single-turn", "pmb-session"):
+        shown = table(at, benchmark)
+        csv_df = pd.read_csv(io.BytesIO(downloads[f"memeval-leaderboard-{benchmark}.csv"]), keep_default_na=False)
+        assert list(csv_df.columns) == list(shown.columns)
+        assert list(csv_df["run_id"]) == list(shown["run_id"])
+        assert list(csv_df["passed"]) == list(shown["passed"])
+        records = json.loads(downloads[f"memeval-leaderboard-{benchmark}.json"])
+        assert [r["run_id"] for r in records] == list(shown["run_id"])
+        assert list(records[0]) == list(shown.columns)
+    records = json.loads(downloads["memeval-leaderboard-pmb-single-turn.json"])
+    mem0 = next(r for r in records if r["display_name"] == "mem0")
+    assert (mem0["mean_precision"], mem0["mean_recall"], mem0["latency_p50_ms"]) == (0.0558, 0.9884, 64.94)
+    assert mem0["status"] == "✗ 7 mismatches"
+    session = json.loads(downloads["memeval-leaderboard-pmb-session.json"])
+    assert next(r for r in session if r["display_name"] == "gbrain")["mean_precision"] is None
+
+
+# --- Report text is shown as plain text, never as HTML or Markdown ------------------------------
+
+
+HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://evil.test) :red[x]"
+
+
+@pytest.fixture
+def hostile_results(pmb_results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A results folder with one real report whose provider string is hostile markup, plus one broken file."""
+    report = json.loads((pmb_results / BASELINE_DIR / "retrieval-report-tenure.json").read_text(encoding="utf-8"))
+    report["provider"] = HOSTILE
+    (tmp_path / "retrieval-report-hostile.json").write_text(json.dumps(report), encoding="utf-8")
+    (tmp_path / "retrieval-report-broken.json").write_text('{"provider": "x", "cases": [', encoding="utf-8")
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(tmp_path))
+    monkeypatch.setenv("MEMEVAL_FIXTURES", str(pmb_results / "fixtures"))
+    return tmp_path
+
+
+def test_report_text_is_plain_and_errors_are_listed(hostile_results: Path) -> None:
+    at = run_app()
+    df = table(at, "pmb-single-turn")
+    assert list(df["provider"]) == [HOSTILE]
+    assert df["display_name"].iloc[0].startswith(HOSTILE)
+    # No Markdown element anywhere carries the report's text unescaped.
+    for m in [*at.markdown, *at.caption, *at.sidebar.markdown]:
+        assert "<img" not in m.value and "**bold**" not in m.value
+    errors = [c.value for c in at.sidebar.code if "retrieval-report-broken.json" in c.value]
+    assert len(errors) == 1
+    assert "file: retrieval-report-broken.json" in errors[0]
+    assert "at:   $" in errors[0]
+    assert "not valid JSON" in errors[0]
+    assert [e.value for e in at.sidebar.error] == ["1 file could not be loaded:"]
+
+
+# --- Empty state and the one-click download ------------------------------------------------------
+
+
+@pytest.fixture
+def empty_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty results directory."""
+    root = tmp_path / "results"
+    root.mkdir()
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(root))
+    monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
+    return root
+
+
+def test_empty_state_offline_explains_instead_of_failing(empty_results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Port 9 (discard) is closed on localhost: the listing request fails at once.
+    monkeypatch.setenv("MEMEVAL_GITHUB_API", "http://127.0.0.1:9")
+    monkeypatch.setenv("MEMEVAL_GITHUB_RAW", "http://127.0.0.1:9")
+    at = run_app()
+    assert not at.dataframe
+    assert "No PrecisionMemBench results found" in at.info[0].value
+    assert str(empty_results) in [c.value for c in at.code]
+    at.button(key="sync-pmb").click().run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["The download failed, so nothing was changed:"]
+    codes = [c.value for c in at.code]
+    assert any(c.startswith("cannot reach http://127.0.0.1:9/repos/tenurehq/precisionMemBench/") for c in codes)
+    assert ui.LOCAL_COPY_EXAMPLE in codes
+    assert any("MEMEVAL_RESULTS" in m.value for m in at.markdown)
+    assert list(empty_results.iterdir()) == []
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def github_stand_in(pmb_results: Path, tmp_path: Path) -> Iterator[str]:
+    """A local HTTP server that answers like GitHub's contents API (under /api) and raw host (under /raw)."""
+    served = tmp_path / "served"
+    raw = served / "raw" / UPSTREAM_REPO / UPSTREAM_REF
+    shutil.copytree(pmb_results / "fixtures", raw / "fixtures")
+    shutil.copytree(pmb_results / BASELINE_DIR, raw / BASELINE_DIR)
+    listing = [
+        {"name": p.name, "type": "file", "download_url": None} for p in sorted((raw / BASELINE_DIR).glob("*.json"))
+    ]
+    listing.append({"name": "README.md", "type": "file", "download_url": None})
+    api = served / "api" / "repos" / UPSTREAM_REPO / "contents" / BASELINE_DIR
+    api.parent.mkdir(parents=True)
+    api.write_text(json.dumps(listing), encoding="utf-8")  # the query string (?ref=main) is ignored when serving
+
+    def handler(*args: Any, **kwargs: Any) -> _QuietHandler:
+        return _QuietHandler(*args, directory=str(served), **kwargs)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_sync_button_downloads_and_shows_the_leaderboard(
+    empty_results: Path, github_stand_in: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVAL_GITHUB_API", f"{github_stand_in}/api")
+    monkeypatch.setenv("MEMEVAL_GITHUB_RAW", f"{github_stand_in}/raw")
+    at = run_app()
+    assert not at.dataframe
+    at.button(key="sync-pmb").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [s.value for s in at.success] == [
+        f"Downloaded 27 files from https://github.com/{UPSTREAM_REPO}/tree/{UPSTREAM_REF}."
+    ]
+    single = table(at, "pmb-single-turn")
+    assert len(single) == 13 and len(table(at, "pmb-session")) == 11
+    assert by_name(single, "tenure")["passed"] == 77
+    synced = empty_results / "precisionmembench"
+    assert (synced / "SOURCE.json").is_file()
+    assert len(list((synced / BASELINE_DIR).glob("*.json"))) == 24
+
+
+# --- Shared helpers (pages/ui.py) -----------------------------------------------------------------
+
+
+def test_fingerprint_follows_file_changes(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text("[1]", encoding="utf-8")
+    first = ui.fingerprint(tmp_path, None)
+    assert ui.fingerprint(tmp_path, None) == first
+    (tmp_path / ".sync-staging").mkdir()
+    (tmp_path / ".sync-staging" / "b.json").write_text("[2]", encoding="utf-8")
+    assert ui.fingerprint(tmp_path, None) == first  # hidden staging folders are not results
+    (tmp_path / "a.json").write_text("[1, 2]", encoding="utf-8")
+    changed = ui.fingerprint(tmp_path, None)
+    assert changed != first
+    (tmp_path / "c.json").write_text("[3]", encoding="utf-8")
+    assert ui.fingerprint(tmp_path, None) != changed
+    assert ui.fingerprint(tmp_path / "missing") != ui.fingerprint(tmp_path)
+
+
+def test_load_is_cached_per_fingerprint(pmb_results: Path) -> None:
+    fp = ui.fingerprint(pmb_results)
+    first = ui.load(str(pmb_results), None, fp)
+    assert len(first.runs) == 24 and first.errors == ()
+    assert ui.load(str(pmb_results), None, fp).runs[0].identity == first.runs[0].identity
+
+
+def test_md_escape_neutralises_markdown() -> None:
+    assert ui.md_escape("**a** [b](c) :red[d] $x$ <i>") == r"\*\*a\*\* \[b\]\(c\) \:red\[d\] \$x\$ \<i\>"
+    assert ui.md_escape("a\nb") == "a b"
+
+
+def test_verification_badge() -> None:
+    assert ui.verification_badge([]) == "✓ verified"
+    assert ui.verification_badge(["x"]) == "✗ 1 mismatch"
+    assert ui.verification_badge(["x", "y"]) == "✗ 2 mismatches"
+
+
+def test_sort_frame_puts_missing_values_last() -> None:
+    df = pd.DataFrame({"name": ["a", "b", "c"], "v": [0.5, None, 0.9]})
+    assert list(ui.sort_frame(df, "v", descending=True)["name"]) == ["c", "a", "b"]
+    assert list(ui.sort_frame(df, "v", descending=False)["name"]) == ["a", "c", "b"]
+    assert ui.sort_frame(df, None, descending=True) is df
+    assert ui.sort_frame(df, "absent", descending=True) is df
+
+
+def test_frame_json_and_csv_round_trip() -> None:
+    df = pd.DataFrame({"name": ["x,y", "z"], "v": [0.1, None]})
+    assert ui.frame_csv(df) == 'name,v\n"x,y",0.1\nz,\n'
+    assert json.loads(ui.frame_json(df)) == [{"name": "x,y", "v": 0.1}, {"name": "z", "v": None}]
