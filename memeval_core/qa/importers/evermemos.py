@@ -1,0 +1,118 @@
+"""EverMemOS evaluation format (``eval_results.json``; EverMind-AI's published results, locomo-audit).
+
+``{"total_questions", "correct", "accuracy", "metadata"?: {answer_model, judge_model, num_runs,
+answer_prompt, ...}, "detailed_results": {"locomo_exp_user_<conv>": [item, ...]}}`` with items
+``{question_id: "locomo_<conv>_qa<i>", question, golden_answer, generated_answer, category,
+llm_judgments: {"judgment_1": bool, "judgment_2": bool, "judgment_3": bool}}``. The three judgments
+are independent runs of the same judge; each becomes one verdict (judge ``judgment_<n>``). ``<i>`` is
+the raw ``qa`` index into locomo10.json, so ids are canonical.
+
+A file whose items all have empty ``llm_judgments`` holds answers that were never graded; it
+yields no run (:class:`UnjudgedError`) rather than a run scoring zero everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memeval_core.qa import locomo
+from memeval_core.qa.importers._common import (
+    Source,
+    UnjudgedError,
+    binary_verdict,
+    build_run,
+    fail,
+    need,
+    opt,
+    system_from_path,
+    text,
+)
+from memeval_core.qa.models import QaRun
+
+FORMAT = "evermemos"
+_QID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
+_CONV = re.compile(r"_(\d+)$")
+
+
+def sniff(data: Any, path: str) -> bool:
+    """True for an object with ``detailed_results`` mapping to lists of items with ``llm_judgments``."""
+    if not isinstance(data, dict) or not isinstance(data.get("detailed_results"), dict):
+        return False
+    for items in data["detailed_results"].values():
+        if isinstance(items, list) and items and isinstance(items[0], dict) and "llm_judgments" in items[0]:
+            return True
+    return False
+
+
+def load(src: Source) -> list[QaRun]:
+    """One run; raise :class:`UnjudgedError` when no item carries a judgment."""
+    data = src.data
+    meta_in = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    judge_model = meta_in.get("judge_model") if isinstance(meta_in.get("judge_model"), str) else None
+    questions: list[dict[str, Any]] = []
+    n_judged = 0
+    adversarial_scored = False
+    for key, items in data["detailed_results"].items():
+        if not isinstance(items, list):
+            fail(src, ["detailed_results", key], "expected a list of per-question items")
+        m_conv = _CONV.search(key)
+        for pos, item in enumerate(items):
+            where: list[int | str] = ["detailed_results", key, pos]
+            if not isinstance(item, dict):
+                fail(src, where, "expected an object per question")
+            qid_raw = need(src, item, "question_id", where, str)
+            m = _QID.match(qid_raw)
+            conv_index: int | None = None
+            qa_index: int | None = None
+            if m and int(m[1]) < len(locomo.SAMPLE_IDS):
+                conv_index, qa_index = int(m[1]), int(m[2])
+            elif m_conv and int(m_conv[1]) < len(locomo.SAMPLE_IDS):
+                conv_index = int(m_conv[1])
+            judgments = need(src, item, "llm_judgments", where, dict)
+            verdicts = [
+                v
+                for name, value in sorted(judgments.items())
+                if (v := binary_verdict(src, value, [*where, "llm_judgments", name], name, judge_model)) is not None
+            ]
+            n_judged += bool(verdicts)
+            cat = opt(src, item, "category", where, (int, str))
+            code = None if cat is None else str(cat)
+            adversarial_scored |= code == locomo.ADVERSARIAL and bool(verdicts)
+            questions.append(
+                {
+                    "benchmark": locomo.BENCHMARK,
+                    "question_id": locomo.question_id(conv_index, qa_index)
+                    if conv_index is not None and qa_index is not None
+                    else qid_raw,
+                    "question": need(src, item, "question", where, str),
+                    "conversation": locomo.SAMPLE_IDS[conv_index] if conv_index is not None else None,
+                    "question_index": qa_index,
+                    "category": code,
+                    "category_name": locomo.category_name(code),
+                    "gold_answer": text(item.get("golden_answer")),
+                    "answer": text(item.get("generated_answer")),
+                    "verdicts": verdicts,
+                }
+            )
+    if not questions:
+        fail(src, ["detailed_results"], "no questions in the file")
+    if n_judged == 0:
+        raise UnjudgedError(f"{src.rel}: {len(questions)} answers, but every llm_judgments is empty (not graded yet)")
+    stated = {k: data[k] for k in ("total_questions", "correct", "accuracy") if isinstance(data.get(k), int | float)}
+    for k in ("mean_accuracy", "majority_vote_accuracy", "std_accuracy"):
+        if isinstance(meta_in.get(k), int | float):
+            stated[k] = meta_in[k]
+    meta: dict[str, Any] = {
+        "benchmark": locomo.BENCHMARK,
+        "system": system_from_path(src),
+        "format": FORMAT,
+        "variant": "/".join(src.dirs[-2:]) if src.dirs else src.stem,
+        "answer_model": meta_in.get("answer_model") if isinstance(meta_in.get("answer_model"), str) else None,
+        "judge_models": [judge_model] if judge_model else [],
+        "prompt_mode": meta_in.get("answer_prompt") if isinstance(meta_in.get("answer_prompt"), str) else None,
+        "includes_adversarial": adversarial_scored,
+        "dataset_questions": locomo.TOTAL_QUESTIONS,
+        "stated": stated,
+    }
+    return [build_run(src, meta, questions)]

@@ -1,0 +1,572 @@
+"""Find, recognise, import, join, merge and score every QA result file under a results directory.
+
+Files (``*.json``, ``*.jsonl``; ``*.csv`` through a generic mapping) are recognised by content, not
+name. Steps: read every file; recognise the LoCoMo dataset, locomo-audit's disputed-answer list,
+generic mapping files, zep grades/responses pairs and each importer's format; import; join LoCoMo
+runs to ``locomo10.json`` (from ``datasets`` or found under ``results``); fill unstated answer
+model, judge and top-k from configuration files beside the result (``metadata_sources``); merge
+shards (files of one folder and format that cover disjoint conversations, e.g. one file per LoCoMo
+conversation) into one run; drop exact duplicates (same answers and verdicts in two files); score;
+check the publishable protocol. A bad file yields one :class:`IngestError`; the others still load.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from memeval_core.errors import IngestError
+from memeval_core.qa import locomo, publishable
+from memeval_core.qa.importers import (
+    cognitive_memory,
+    evermemos,
+    generic,
+    mem0_eval,
+    memorybench,
+    mflow_longmemeval,
+    native,
+    zep,
+)
+from memeval_core.qa.importers._common import Source, UnjudgedError
+from memeval_core.qa.locomo import JoinReport, LocomoDataset
+from memeval_core.qa.models import QaQuestion, QaRun
+from memeval_core.qa.scoring import RunScore, accuracy_excluding, is_disputed_list, parse_disputed, score_run
+
+SUFFIXES = (".json", ".jsonl", ".csv")
+SIDECAR_MAX_BYTES = 256 * 1024
+"""Configuration files beside a result are small; larger JSON files are not read for metadata."""
+
+Importer = Callable[[Source], list[QaRun]]
+SNIFFERS: tuple[tuple[str, Callable[[Any, str], bool], Importer], ...] = (
+    ("memeval", native.sniff, native.load),
+    ("evermemos", evermemos.sniff, evermemos.load),
+    ("memorybench", memorybench.sniff, memorybench.load),
+    ("cognitive-memory", cognitive_memory.sniff, cognitive_memory.load),
+    ("mflow-longmemeval", mflow_longmemeval.sniff, mflow_longmemeval.load),
+    ("mem0-eval", mem0_eval.sniff, mem0_eval.load),
+)
+"""Single-file importers, in the order their sniffers are tried."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file that holds no QA run to score, and why."""
+
+    file: str
+    """Path relative to the results directory."""
+    reason: str
+    """Why it was left alone."""
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """One imported, joined and scored run."""
+
+    run: QaRun
+    """The run in memeval's format."""
+    run_id: str
+    """Stable id: source stem (merged runs: system and folder) plus the first 10 hex digits of the SHA-256."""
+    display_name: str
+    """Name unique within the benchmark: the system, plus the variant where systems repeat."""
+    score: RunScore
+    """Scores re-derived from the questions."""
+    join: JoinReport | None
+    """How the questions matched locomo10.json (LoCoMo runs with the dataset available)."""
+    publishable: bool
+    """The run meets its benchmark's declared protocol."""
+    not_publishable_because: tuple[str, ...]
+    """Every protocol condition the run fails."""
+    merged_from: tuple[str, ...] = ()
+    """Shard files merged into this run (empty for single-file runs)."""
+    duplicates: tuple[str, ...] = ()
+    """Other files with exactly the same answers and verdicts (not loaded as separate runs)."""
+    accuracy_without_disputed: float | None = None
+    """LoCoMo: accuracy without locomo-audit's disputed questions; None without the list or for other benchmarks."""
+    n_disputed: int = 0
+    """Scored questions left out of ``accuracy_without_disputed``."""
+
+
+@dataclass(frozen=True)
+class QaLoad:
+    """Everything loaded from one results directory."""
+
+    runs: tuple[LoadedRun, ...]
+    """Runs, by benchmark then display name."""
+    errors: tuple[IngestError, ...]
+    """One error per file that could not be loaded."""
+    skipped: tuple[Skipped, ...]
+    """Files with no QA run, each with the reason."""
+    locomo: LocomoDataset | None
+    """The LoCoMo dataset used for joining, when found."""
+    disputed: frozenset[str]
+    """Canonical ids of LoCoMo questions with disputed gold answers (locomo-audit ``errors.json``), when found."""
+
+
+def iter_files(root: Path) -> Iterator[Path]:
+    """Every candidate file under root, sorted, skipping hidden files and folders."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(SUFFIXES) and not name.startswith("."):
+                yield Path(dirpath) / name
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def read_source(path: Path, rel: str, root_name: str = "") -> Source:
+    """Read and parse one file (JSON, JSON Lines, CSV); raise :class:`IngestError` naming the line or offset."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise IngestError(rel, "$", f"cannot be read: {exc.strerror}") from exc
+    if not raw.strip():
+        raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
+    try:
+        body = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise IngestError(rel, "$", f"not UTF-8 text (bad byte at offset {exc.start})", "save as UTF-8") from exc
+    sha = hashlib.sha256(raw).hexdigest()
+    if rel.endswith(".csv"):
+        return Source(rel, sha, list(csv.DictReader(io.StringIO(body))), root_name)
+    if rel.endswith(".jsonl"):
+        rows = []
+        for n, line in enumerate(body.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line, parse_constant=_reject_constant))
+            except (json.JSONDecodeError, ValueError) as exc:
+                raise IngestError(rel, f"line {n}", f"not valid JSON: {exc}", "one JSON object per line") from exc
+        return Source(rel, sha, rows, root_name)
+    try:
+        data = json.loads(body, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise IngestError(
+            rel, "$", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", "fix the JSON syntax"
+        ) from exc
+    except ValueError as exc:
+        raise IngestError(rel, "$", f"not valid JSON: {exc}", "write NaN/Infinity as null") from exc
+    return Source(rel, sha, data, root_name)
+
+
+# ------------------------------------------------------------------ sidecar metadata
+
+_SIDECAR_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "answer_model": (
+        ("answer_model",),
+        ("answering_model",),
+        ("response_model",),
+        ("llm_answer", "model"),
+        ("evaluation", "answer_model"),
+        ("config", "response_model"),
+        ("configuration", "answer_model"),
+    ),
+    "judge_model": (
+        ("judge_model",),
+        ("llm_judge", "model"),
+        ("evaluation", "judge_model"),
+        ("config", "judge_model"),
+        ("configuration", "judge_model"),
+    ),
+    "top_k": (
+        ("top_k",),
+        ("retrieval_top_k",),
+        ("evaluation", "retrieval_top_k"),
+        ("retrieval", "top_k"),
+        ("config", "top_k_total"),
+        ("configuration", "top_k"),
+    ),
+}
+
+
+def _dig(obj: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def _sidecar_candidates(rel: str, root: Path, result_files: set[str]) -> Iterator[tuple[str, Path]]:
+    """Small non-result JSON files in the result's folder and up to two folders up (and their ``config/``)."""
+    folder = PurePosixPath(rel).parent
+    for _ in range(3):
+        for sub in (folder, folder / "config"):
+            directory = root / sub
+            if not directory.is_dir():
+                continue
+            for p in sorted(directory.glob("*.json")):
+                prel = (sub / p.name).as_posix()
+                if prel not in result_files and p.stat().st_size <= SIDECAR_MAX_BYTES:
+                    yield prel, p
+        if folder == PurePosixPath("."):
+            break
+        folder = folder.parent
+
+
+def fill_from_sidecars(run: QaRun, rel: str, root: Path, result_files: set[str]) -> QaRun:
+    """Fill answer model, judge model and top-k the run does not state from nearby configuration files."""
+    meta = run.run
+    want = {
+        "answer_model": meta.answer_model is None,
+        "judge_model": not meta.judge_models,
+        "top_k": meta.top_k is None,
+    }
+    found: dict[str, Any] = {}
+    sources: list[str] = []
+    for prel, path in _sidecar_candidates(rel, root, result_files):
+        if not any(want[k] and k not in found for k in want):
+            break
+        try:
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        used = False
+        for key, paths in _SIDECAR_KEYS.items():
+            if not want[key] or key in found:
+                continue
+            for pth in paths:
+                value = _dig(data, pth)
+                ok = (
+                    isinstance(value, int) and not isinstance(value, bool) if key == "top_k" else isinstance(value, str)
+                )
+                if ok and value:
+                    found[key] = value
+                    used = True
+                    break
+        if used:
+            sources.append(prel)
+    if not found:
+        return run
+    update: dict[str, Any] = {"metadata_sources": [*meta.metadata_sources, *sources]}
+    if "answer_model" in found:
+        update["answer_model"] = found["answer_model"]
+    if "judge_model" in found:
+        update["judge_models"] = [found["judge_model"]]
+    if "top_k" in found:
+        update["top_k"] = found["top_k"]
+    return run.model_copy(update={"run": meta.model_copy(update=update)})
+
+
+# ------------------------------------------------------------------ joining, merging, duplicates
+
+
+def _join_locomo(run: QaRun, ds: LocomoDataset | None) -> tuple[QaRun, JoinReport | None]:
+    if run.run.benchmark != locomo.BENCHMARK or ds is None:
+        return run, None
+    joined, report = locomo.join(run, ds)
+    if report.joined == report.total:
+        # The dataset's codes are authoritative: whether category 5 is scored follows from the joined questions.
+        adversarial = any(q.scored and q.category == locomo.ADVERSARIAL for q in joined.questions)
+        joined = joined.model_copy(update={"run": joined.run.model_copy(update={"includes_adversarial": adversarial})})
+    return joined, report
+
+
+def _conversations(run: QaRun) -> set[str] | None:
+    convs = {q.conversation for q in run.questions}
+    return None if None in convs else {c for c in convs if c is not None}
+
+
+def _shard_key(run: QaRun) -> tuple[Any, ...]:
+    m = run.run
+    folder = PurePosixPath(m.source_file or "").parent.as_posix()
+    return (folder, m.format, m.benchmark, m.system, m.answer_model, m.top_k, tuple(m.judge_models))
+
+
+def _order_key(q: QaQuestion) -> tuple[int, int, str]:
+    conv = locomo.SAMPLE_IDS.index(q.conversation) if q.conversation in locomo.SAMPLE_IDS else len(locomo.SAMPLE_IDS)
+    return (conv, q.question_index if q.question_index is not None else -1, q.question_id)
+
+
+def merge_shards(
+    items: Sequence[tuple[QaRun, JoinReport | None]],
+) -> list[tuple[QaRun, JoinReport | None, tuple[str, ...]]]:
+    """Merge runs of one folder, format, system and configuration whose conversations are disjoint.
+
+    Each merged run lists its shard files in ``source_file`` (joined by `` + ``), hashes the
+    shards' SHA-256 values in path order, and sums their join reports.
+    """
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, (run, _) in enumerate(items):
+        groups.setdefault(_shard_key(run), []).append(i)
+    out: list[tuple[QaRun, JoinReport | None, tuple[str, ...]]] = []
+    for idx in groups.values():
+        convs = [_conversations(items[i][0]) for i in idx]
+        disjoint = all(c is not None for c in convs) and sum(len(c or ()) for c in convs) == len(
+            set().union(*[c or set() for c in convs])
+        )
+        if len(idx) < 2 or not disjoint:
+            out.extend((items[i][0], items[i][1], ()) for i in idx)
+            continue
+        shards = sorted((items[i] for i in idx), key=lambda it: it[0].run.source_file or "")
+        files = tuple(s.run.source_file or "" for s, _ in shards)
+        questions = sorted((q for s, _ in shards for q in s.questions), key=_order_key)
+        first = shards[0][0].run
+        dates = sorted(d for s, _ in shards if (d := s.run.date))
+        sha = hashlib.sha256("".join(s.run.source_sha256 or "" for s, _ in shards).encode()).hexdigest()
+        folder = PurePosixPath(files[0]).parent
+        meta = first.model_copy(
+            update={
+                "variant": first.variant if len({s.run.variant for s, _ in shards}) == 1 else folder.name,
+                "source_file": " + ".join(files),
+                "source_sha256": sha,
+                "date": dates[0] if dates else None,
+                "includes_adversarial": any(s.run.includes_adversarial for s, _ in shards),
+                "stated": {"shards": {s.run.source_file: s.run.stated for s, _ in shards}},
+                "metadata_sources": sorted({m for s, _ in shards for m in s.run.metadata_sources}),
+            }
+        )
+        merged = QaRun(run=meta, questions=questions)
+        reports = [r for _, r in shards]
+        report = None
+        if all(r is not None for r in reports):
+            rs = [r for r in reports if r is not None]
+            report = JoinReport(
+                total=sum(r.total for r in rs),
+                joined=sum(r.joined for r in rs),
+                by_key={k: sum(r.by_key.get(k, 0) for r in rs) for k in rs[0].by_key},
+                unmatched=tuple(u for r in rs for u in r.unmatched),
+                text_mismatches=sum(r.text_mismatches for r in rs),
+                category_conflicts=sum(r.category_conflicts for r in rs),
+                duplicates=sum(r.duplicates for r in rs),
+            )
+        out.append((merged, report, files))
+    return out
+
+
+def _fingerprint(run: QaRun) -> tuple[Any, ...]:
+    return (
+        run.run.benchmark,
+        run.run.system,
+        tuple(
+            sorted(
+                (q.question_id, q.answer or "", tuple(sorted((v.judge, v.score) for v in q.verdicts)))
+                for q in run.questions
+            )
+        ),
+    )
+
+
+def _richness(run: QaRun) -> tuple[int, int]:
+    timed = sum(q.latency_ms is not None or q.retrieval_latency_ms is not None for q in run.questions)
+    return timed, sum(len(q.model_extra or {}) for q in run.questions)
+
+
+# ------------------------------------------------------------------ naming
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"
+
+
+def _run_id(run: QaRun, merged: bool) -> str:
+    meta = run.run
+    first = (meta.source_file or "run").split(" + ")[0]
+    stem = f"{meta.system}-{PurePosixPath(first).parent.name}" if merged else PurePosixPath(first).stem
+    return f"{_slug(stem)}-{(meta.source_sha256 or '')[:10]}"
+
+
+def assign_display_names(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
+    """The system where it is unique within its benchmark; else ``system (variant)``; the short hash last."""
+    by_key: dict[tuple[str, str], list[int]] = {}
+    for i, r in enumerate(runs):
+        by_key.setdefault((r.run.run.benchmark, r.run.run.system), []).append(i)
+    names: dict[int, str] = {}
+    for (_, system), idx in by_key.items():
+        for i in idx:
+            variant = runs[i].run.run.variant
+            names[i] = system if len(idx) == 1 or not variant else f"{system} ({variant})"
+        counts: dict[str, int] = {}
+        for i in idx:
+            counts[names[i]] = counts.get(names[i], 0) + 1
+        for i in idx:
+            if counts[names[i]] > 1:
+                names[i] = f"{names[i]} #{(runs[i].run.run.source_sha256 or '')[:8]}"
+    return [replace(r, display_name=names[i]) for i, r in enumerate(runs)]
+
+
+# ------------------------------------------------------------------ the whole load
+
+
+def _classify(
+    sources: Sequence[Source],
+) -> tuple[list[tuple[Source, Importer]], list[Source], list[Source], list[Source], list[Source], list[Skipped]]:
+    singles: list[tuple[Source, Importer]] = []
+    grades: list[Source] = []
+    responses: list[Source] = []
+    mappings: list[Source] = []
+    disputed: list[Source] = []
+    skipped: list[Skipped] = []
+    for src in sources:
+        data = src.data
+        if locomo.is_locomo_dataset(data):
+            skipped.append(Skipped(src.rel, "LoCoMo dataset (join target)"))
+        elif is_disputed_list(data):
+            disputed.append(src)
+        elif generic.sniff(data, src.rel):
+            mappings.append(src)
+        elif zep.sniff(data, src.rel):
+            grades.append(src)
+        elif zep.sniff_responses(data):
+            responses.append(src)
+        elif zep.sniff_search_results(data):
+            skipped.append(Skipped(src.rel, "zep search results: retrieved context text only, no ids or verdicts"))
+        else:
+            for _, sniff, load in SNIFFERS:
+                if sniff(data, src.rel):
+                    singles.append((src, load))
+                    break
+            else:
+                skipped.append(Skipped(src.rel, "not a QA result file of a known format"))
+    return singles, grades, responses, mappings, disputed, skipped
+
+
+def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
+    """Load every QA run under ``results``; LoCoMo runs are joined to locomo10.json from ``datasets`` or results."""
+    errors: list[IngestError] = []
+    ds: LocomoDataset | None = None
+    locomo_path = locomo.find_locomo(datasets) if datasets is not None else None
+    if locomo_path is None:
+        locomo_path = locomo.find_locomo(results)
+    if locomo_path is not None:
+        try:
+            ds = locomo.load_locomo(locomo_path)
+        except IngestError as exc:
+            errors.append(exc)
+
+    sources: list[Source] = []
+    csv_paths: set[str] = set()
+    for path in iter_files(results):
+        rel = path.relative_to(results).as_posix()
+        if rel.endswith(".csv"):
+            csv_paths.add(rel)  # read only when a mapping names it
+            continue
+        try:
+            sources.append(read_source(path, rel, results.resolve().name))
+        except IngestError as exc:
+            errors.append(exc)
+    singles, grades, responses, mappings, disputed_src, skipped = _classify(sources)
+    by_rel = {s.rel: s for s in sources}
+
+    disputed: frozenset[str] = frozenset()
+    for src in disputed_src:
+        try:
+            disputed = disputed | parse_disputed(src.data, src.rel)
+        except IngestError as exc:
+            errors.append(exc)
+
+    imported: list[tuple[QaRun, str]] = []
+
+    def run_importer(rel: str, fn: Callable[[], list[QaRun]]) -> None:
+        try:
+            imported.extend((r, rel) for r in fn())
+        except IngestError as exc:
+            errors.append(exc)
+        except UnjudgedError as exc:
+            skipped.append(Skipped(rel, f"answers without judge verdicts: {exc}"))
+
+    consumed: set[str] = set()
+    for mapping in mappings:
+        try:
+            target = generic.data_path(mapping)
+        except IngestError as exc:
+            errors.append(exc)
+            continue
+        consumed.add(target)
+        if target in by_rel:
+            data_src = by_rel[target]
+        elif (results / target).is_file():
+            try:
+                data_src = read_source(results / target, target, results.resolve().name)
+            except IngestError as exc:
+                errors.append(exc)
+                continue
+        else:
+            errors.append(IngestError(mapping.rel, "$.file", f"data file {target} not found", "fix the mapping's file"))
+            continue
+        run_importer(mapping.rel, partial(generic.load, mapping, data_src))
+
+    used_responses: set[str] = set()
+    for g in grades:
+        partner = next(
+            (
+                r
+                for r in responses
+                if PurePosixPath(r.rel).parent == PurePosixPath(g.rel).parent
+                and r.rel not in used_responses
+                and zep.matches(g, r)
+            ),
+            None,
+        )
+        if partner is not None:
+            used_responses.add(partner.rel)
+        run_importer(g.rel, partial(zep.load, g, partner))
+    skipped.extend(
+        Skipped(r.rel, "zep responses without a matching grades file (no verdicts)")
+        for r in responses
+        if r.rel not in used_responses
+    )
+    for src, load in singles:
+        if src.rel not in consumed:
+            run_importer(src.rel, partial(load, src))
+    skipped.extend(Skipped(p, "CSV without a mapping file naming it") for p in sorted(csv_paths - consumed))
+
+    result_files = {rel for _, rel in imported} | {r.rel for r in responses}
+    joined: list[tuple[QaRun, JoinReport | None]] = []
+    for run, rel in imported:
+        run = fill_from_sidecars(run, rel, results, result_files)
+        joined.append(_join_locomo(run, ds))
+    merged = merge_shards(joined)
+
+    # Exact duplicates (same benchmark, answers and verdicts): keep the file with the most detail.
+    kept: list[tuple[QaRun, JoinReport | None, tuple[str, ...], list[str]]] = []
+    seen: dict[tuple[Any, ...], int] = {}
+    for run, report, files in merged:
+        fp = _fingerprint(run)
+        if fp in seen:
+            k = seen[fp]
+            other = kept[k]
+            if _richness(run) > _richness(other[0]):
+                kept[k] = (run, report, files, [*other[3], other[0].run.source_file or ""])
+            else:
+                other[3].append(run.run.source_file or "")
+            continue
+        seen[fp] = len(kept)
+        kept.append((run, report, files, []))
+
+    loaded: list[LoadedRun] = []
+    for run, report, files, dups in kept:
+        score = score_run(run)
+        ok, reasons = publishable.check(run, score, report)
+        acc_wo, n_disp = (None, 0)
+        if run.run.benchmark == locomo.BENCHMARK and disputed:
+            acc_wo, n_disp = accuracy_excluding(score, disputed)
+        loaded.append(
+            LoadedRun(
+                run=run,
+                run_id=_run_id(run, bool(files)),
+                display_name=run.run.system,
+                score=score,
+                join=report,
+                publishable=ok,
+                not_publishable_because=tuple(reasons),
+                merged_from=files,
+                duplicates=tuple(dups),
+                accuracy_without_disputed=acc_wo,
+                n_disputed=n_disp,
+            )
+        )
+    loaded = assign_display_names(loaded)
+    loaded.sort(key=lambda r: (r.run.run.benchmark, r.display_name))
+    return QaLoad(tuple(loaded), tuple(errors), tuple(skipped), ds, disputed)

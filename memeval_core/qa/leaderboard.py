@@ -1,0 +1,174 @@
+"""QA leaderboard rows: one per run (repeats of one configuration combined), every number re-derived.
+
+Rows are plain dicts with :data:`COLUMNS` (JSON-ready, rounded by :mod:`memeval_core.rounding`).
+Runs are ranked only against runs of the same benchmark that agree on ``includes_adversarial``
+(``rank_group``); within a group publishable runs come first, then by accuracy.
+
+Repeats: runs whose metadata states a ``repeat`` number and that share benchmark, system, variant,
+answer model, top-k and judges form one row; its ``accuracy`` is the mean over the repeats (each
+already a mean over judges) and ``accuracy_std/min/max`` show the spread.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from memeval_core.latency import summarize
+from memeval_core.qa.ingest import LoadedRun
+from memeval_core.qa.scoring import combine_repeats
+from memeval_core.rounding import ms, ratio
+
+COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "display_name",
+    "system",
+    "benchmark",
+    "rank_group",
+    "rank",
+    "n_questions",
+    "accuracy",
+    "majority_accuracy",
+    "n_judges",
+    "judges",
+    "failures",
+    "categories",
+    "includes_adversarial",
+    "publishable",
+    "not_publishable_because",
+    "accuracy_without_disputed",
+    "n_disputed",
+    "n_repeats",
+    "accuracy_std",
+    "accuracy_min",
+    "accuracy_max",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "top_k",
+    "answer_model",
+    "judge_models",
+    "format",
+    "source",
+    "joined",
+)
+
+COLUMN_HELP: dict[str, str] = {
+    "run_id": "Stable id: source file stem (merged shards: system and folder) plus the first 10 hex digits of SHA-256.",
+    "display_name": "System name; runs sharing a system within a benchmark get their variant in brackets.",
+    "system": "Memory system under test.",
+    "benchmark": "locomo, longmemeval-s, longmemeval-oracle, evolving-events, ...",
+    "rank_group": "Runs are ranked only within a group: benchmark plus whether LoCoMo category 5 is scored.",
+    "rank": "Rank by accuracy within the rank group (1 = best; ties share a rank).",
+    "n_questions": "Questions in the accuracy denominator (failures included, unjudged category 5 excluded).",
+    "accuracy": "Mean question score in [0, 1]: each question's verdicts averaged over judges; repeats averaged.",
+    "majority_accuracy": "Share of questions a strict majority of verdicts passes; only where there are 2+ verdicts.",
+    "n_judges": "Distinct verdict sources (judges, or repeated runs of one judge).",
+    "judges": "Judge names with the accuracy each assigns.",
+    "failures": "Questions without an answer, with an error, or not judged; each scores 0 and stays counted.",
+    "categories": "Raw category code -> memeval name, questions and accuracy (LoCoMo names: see qa.locomo).",
+    "includes_adversarial": "LoCoMo: category 5 (adversarial) is scored. Runs differing in it are not ranked together.",
+    "publishable": "The run meets its benchmark's declared protocol (computed, never set by hand).",
+    "not_publishable_because": "Every protocol condition the run fails.",
+    "accuracy_without_disputed": "LoCoMo: accuracy without the questions whose gold answer locomo-audit disputes.",
+    "n_disputed": "Scored questions left out of accuracy_without_disputed.",
+    "n_repeats": "Repeats of the same configuration combined in this row.",
+    "accuracy_std": "Sample standard deviation of accuracy across repeats (2+ repeats).",
+    "accuracy_min": "Lowest repeat accuracy.",
+    "accuracy_max": "Highest repeat accuracy.",
+    "latency_p50_ms": "Median per-question answer latency (nearest rank), when recorded.",
+    "latency_p95_ms": "95th-percentile per-question answer latency (nearest rank), when recorded.",
+    "top_k": "Memories retrieved per question.",
+    "answer_model": "Model that generated the answers.",
+    "judge_models": "Models behind the judges.",
+    "format": "Source format the run was imported from.",
+    "source": "Source file(s) relative to the results directory.",
+    "joined": "How the questions matched locomo10.json.",
+}
+
+
+def _rank_group(r: LoadedRun) -> str:
+    adv = r.run.run.includes_adversarial
+    if adv is None:
+        return r.run.run.benchmark
+    return f"{r.run.run.benchmark} ({'with' if adv else 'without'} category 5)"
+
+
+def _repeat_key(r: LoadedRun) -> tuple[Any, ...] | None:
+    m = r.run.run
+    if m.repeat is None:
+        return None
+    return (m.benchmark, m.system, m.variant, m.answer_model, m.top_k, tuple(m.judge_models))
+
+
+def row(runs: Sequence[LoadedRun]) -> dict[str, Any]:
+    """The row of one run, or of several repeats of one configuration (first run's identity)."""
+    first = runs[0]
+    meta = first.run.run
+    s = first.score
+    rep = combine_repeats([r.score for r in runs])
+    single = len(runs) == 1
+    lat = summarize(list(s.latency_ms))
+    reasons = list(dict.fromkeys(x for r in runs for x in r.not_publishable_because))
+    return {
+        "run_id": first.run_id,
+        "display_name": first.display_name,
+        "system": meta.system,
+        "benchmark": meta.benchmark,
+        "rank_group": _rank_group(first),
+        "rank": None,
+        "n_questions": s.n_questions,
+        "accuracy": ratio(s.accuracy if single else rep.mean),
+        "majority_accuracy": ratio(s.majority_accuracy) if single else None,
+        "n_judges": s.n_judges,
+        "judges": {j: ratio(a) for j, a in s.per_judge_accuracy.items()},
+        "failures": sum(r.score.failures for r in runs),
+        "categories": {
+            code: {"name": g.name, "n": g.n, "accuracy": ratio(g.accuracy)} for code, g in s.categories.items()
+        },
+        "includes_adversarial": meta.includes_adversarial,
+        "publishable": all(r.publishable for r in runs),
+        "not_publishable_because": reasons,
+        "accuracy_without_disputed": ratio(first.accuracy_without_disputed) if single else None,
+        "n_disputed": first.n_disputed,
+        "n_repeats": len(runs),
+        "accuracy_std": ratio(rep.std),
+        "accuracy_min": ratio(rep.min) if not single else None,
+        "accuracy_max": ratio(rep.max) if not single else None,
+        "latency_p50_ms": ms(lat.p50_ms),
+        "latency_p95_ms": ms(lat.p95_ms),
+        "top_k": meta.top_k,
+        "answer_model": meta.answer_model,
+        "judge_models": list(meta.judge_models),
+        "format": meta.format,
+        "source": " | ".join(r.run.run.source_file or "" for r in runs),
+        "joined": first.join.summary() if first.join is not None else None,
+    }
+
+
+def rows(runs: Sequence[LoadedRun], benchmark: str | None = None) -> list[dict[str, Any]]:
+    """Leaderboard rows, repeats combined, ranked within (benchmark, includes_adversarial) groups."""
+    groups: dict[Any, list[LoadedRun]] = {}
+    for r in runs:
+        if benchmark is not None and r.run.run.benchmark != benchmark:
+            continue
+        key = _repeat_key(r) or ("single", r.run_id)
+        groups.setdefault(key, []).append(r)
+    out = [row(sorted(g, key=lambda r: r.run.run.repeat or 0)) for g in groups.values()]
+    by_group: dict[str, list[dict[str, Any]]] = {}
+    for x in out:
+        by_group.setdefault(x["rank_group"], []).append(x)
+    for members in by_group.values():
+        for x in members:
+            if x["accuracy"] is not None:
+                better = [m for m in members if m["accuracy"] is not None and m["accuracy"] > x["accuracy"]]
+                x["rank"] = 1 + len(better)
+    return sorted(
+        out,
+        key=lambda r: (r["rank_group"], not r["publishable"], -(r["accuracy"] or 0.0), r["display_name"]),
+    )
+
+
+def to_json(rs: Sequence[dict[str, Any]]) -> str:
+    """JSON text of rows (UTF-8, no NaN), like :func:`memeval_core.leaderboard.to_json`."""
+    return json.dumps(list(rs), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,347 @@
+"""Per-question correctness from judge verdicts, and the aggregates built from it.
+
+Per verdict, the raw score is rescaled to [0, 1]: ``binary`` as is, ``rubric-0-5`` as ``score / 5``,
+``unit`` as is. A verdict *passes* when its rescaled score is >= :data:`PASS_THRESHOLD` (0.6, i.e.
+>= 3 on the 0-5 rubric; a binary verdict passes when it is 1).
+
+Per question (several judges, or repeated runs of one judge):
+
+- ``score`` = mean of the rescaled scores of its verdicts (the accuracy contribution);
+- ``majority`` = more than half of its verdicts pass (ties fail); None with fewer than 2 verdicts;
+- ``correct`` = ``score >= 0.6``: the pass/fail used by paired significance tests.
+
+A question that is *failed* - no answer (missing or blank), an error flagged by the harness, or no
+verdict at all although it is in the scored set - scores 0 under every judge and stays in the
+denominator. Questions with ``scored=False`` (outside the harness's declared protocol, e.g.
+ungraded LoCoMo category 5) are kept but excluded from every denominator.
+
+GroupMemBench kinds (multi_hop, knowledge_update, temporal, user_implicit, term_ambiguity,
+abstention) are aggregated separately; a question of kind ``abstention`` is correct only when the
+system abstained (``abstained``, or, when the harness does not record it, an answer that says it does
+not know - :func:`looks_like_abstention`), whatever the judges said.
+
+Run accuracy = mean question score over scored questions. Repeats of one configuration are
+combined by :func:`combine_repeats` (mean with std, min and max across repeats).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memeval_core.errors import IngestError
+from memeval_core.qa import locomo
+from memeval_core.qa.models import QaQuestion, QaRun, Verdict
+
+PASS_THRESHOLD = 0.6
+"""Rescaled score at or above which a verdict or question counts as correct (3 of 5 on the rubric)."""
+
+GROUPMEMBENCH_KINDS: tuple[str, ...] = (
+    "multi_hop",
+    "knowledge_update",
+    "temporal",
+    "user_implicit",
+    "term_ambiguity",
+    "abstention",
+)
+"""GroupMemBench question kinds, always reported separately."""
+
+_ABSTAIN = re.compile(
+    r"\b(i\s+(do\s*n[o']?t|cannot|can't)\s+know|not\s+(mentioned|specified|stated|available|provided)|"
+    r"no\s+(information|record|mention)|unknown|cannot\s+be\s+determined|unanswerable|"
+    r"(do\s*n[o']?t|does\s*n[o']?t)\s+have\s+(enough\s+)?information)\b",
+    re.IGNORECASE,
+)
+
+
+def rescale(v: Verdict) -> float:
+    """A verdict's score in [0, 1]: binary and unit as is, rubric 0-5 divided by 5."""
+    return v.score / 5.0 if v.scale == "rubric-0-5" else v.score
+
+
+def passes(v: Verdict) -> bool:
+    """The verdict counts as correct: rescaled score >= 0.6."""
+    return rescale(v) >= PASS_THRESHOLD - 1e-12
+
+
+def looks_like_abstention(answer: str | None) -> bool:
+    """An answer that declines to answer ("I don't know", "not mentioned", "no information", ...)."""
+    return answer is not None and bool(_ABSTAIN.search(answer))
+
+
+def fama(mpa: float, faa: float = 1.0, w: float = 1.0) -> float:
+    """Memora's forgetting-aware memory accuracy of one answer: ``max(0, MPA - w * (1 - FAA))``.
+
+    MPA (memory-point accuracy, [0, 1]): how much of the currently valid memory the answer gets
+    right. FAA (forgetting-aware adherence, [0, 1]): the share of the question's forgetting criteria
+    the answer respects, i.e. how far it avoids obsolete or invalidated memories; 1 when the
+    question declares no forgetting criteria. ``w`` (default 1) weighs the penalty for relying on
+    invalidated memory.
+    """
+    return max(0.0, mpa - w * (1.0 - faa))
+
+
+def failure_reason(q: QaQuestion) -> str | None:
+    """Why a scored question counts as a failure (``no answer``, ``error``, ``not judged``), or None."""
+    if not q.scored:
+        return None
+    if q.error:
+        return "error"
+    if q.answer is None or not q.answer.strip():
+        return "no answer"
+    if not q.verdicts:
+        return "not judged"
+    return None
+
+
+def kind_of(q: QaQuestion) -> str | None:
+    """The question's GroupMemBench kind: ``kind``, else the category when it names a kind."""
+    if q.kind in GROUPMEMBENCH_KINDS:
+        return q.kind
+    return q.category if q.category in GROUPMEMBENCH_KINDS else None
+
+
+@dataclass(frozen=True)
+class QuestionScore:
+    """One question, scored."""
+
+    question_id: str
+    """Question id."""
+    category: str | None
+    """Raw category code."""
+    scored: bool
+    """In the accuracy denominator."""
+    failure: str | None
+    """Why it counts as a failure (scores 0), or None."""
+    score: float
+    """Mean rescaled verdict score in [0, 1] (0 for failures)."""
+    correct: bool
+    """``score >= 0.6`` (abstention kind: the system abstained)."""
+    majority: bool | None
+    """Strict majority of verdicts pass; None with fewer than 2 verdicts (failures: False)."""
+    per_judge: dict[str, float]
+    """Rescaled score per judge name (failures: 0 for every judge of the question)."""
+    fama: float
+    """FAMA with MPA = ``mpa`` or the question score, FAA = ``faa`` or 1, w = 1."""
+
+
+def score_question(q: QaQuestion, w: float = 1.0) -> QuestionScore:
+    """Score one question (see the module docstring for the rules)."""
+    failure = failure_reason(q)
+    n = len(q.verdicts)
+    if failure is not None:
+        per_judge = {v.judge: 0.0 for v in q.verdicts}
+        majority_failed = False if n >= 2 else None
+        return QuestionScore(q.question_id, q.category, q.scored, failure, 0.0, False, majority_failed, per_judge, 0.0)
+    per_judge = {v.judge: rescale(v) for v in q.verdicts}
+    score = math.fsum(rescale(v) for v in q.verdicts) / n if n else 0.0
+    majority = sum(passes(v) for v in q.verdicts) * 2 > n if n >= 2 else None
+    correct = score >= PASS_THRESHOLD - 1e-12
+    if kind_of(q) == "abstention":
+        abstained = q.abstained if q.abstained is not None else looks_like_abstention(q.answer)
+        correct = abstained
+        score = 1.0 if abstained else 0.0
+        majority = abstained if majority is not None else None
+    mpa = q.mpa if q.mpa is not None else score
+    return QuestionScore(
+        q.question_id,
+        q.category,
+        q.scored,
+        None,
+        score,
+        correct,
+        majority,
+        per_judge,
+        fama(mpa, q.faa if q.faa is not None else 1.0, w),
+    )
+
+
+@dataclass(frozen=True)
+class GroupScore:
+    """Accuracy of a group of questions (a category or a GroupMemBench kind)."""
+
+    name: str | None
+    """Display name (memeval's convention for LoCoMo codes)."""
+    n: int
+    """Scored questions in the group."""
+    accuracy: float | None
+    """Mean question score; None for an empty group."""
+    correct: int
+    """Questions with ``correct``."""
+
+
+@dataclass(frozen=True)
+class RunScore:
+    """A run's aggregates, all re-derived from its questions."""
+
+    questions: tuple[QuestionScore, ...]
+    """Every question (scored or not), in run order."""
+    n_questions: int
+    """Scored questions (the denominator)."""
+    n_unscored: int
+    """Questions kept but outside the denominator (``scored=False``)."""
+    accuracy: float | None
+    """Mean question score over scored questions (mean over judges); None without scored questions."""
+    correct: int
+    """Scored questions with ``correct``."""
+    majority_accuracy: float | None
+    """Share of scored questions whose verdicts pass by strict majority; None unless a question has 2+ verdicts."""
+    failures: int
+    """Scored questions that failed (no answer, error, not judged); each scored 0."""
+    failure_reasons: dict[str, int]
+    """Failures per reason."""
+    judges: tuple[str, ...]
+    """Judge names in first-seen order."""
+    per_judge_accuracy: dict[str, float]
+    """Per judge: mean rescaled score over scored questions it graded plus all failures."""
+    categories: dict[str, GroupScore]
+    """Raw category code -> group accuracy (scored questions only)."""
+    kinds: dict[str, GroupScore]
+    """GroupMemBench kind -> group accuracy, for kinds present in the run."""
+    fama: float | None
+    """Mean FAMA over scored questions."""
+    latency_ms: tuple[float, ...] = field(default=())
+    """Per-question end-to-end latencies that the run records."""
+
+    @property
+    def n_judges(self) -> int:
+        """Number of distinct judges."""
+        return len(self.judges)
+
+
+def _group(scores: Sequence[QuestionScore], name: str | None) -> GroupScore:
+    n = len(scores)
+    acc = math.fsum(s.score for s in scores) / n if n else None
+    return GroupScore(name, n, acc, sum(s.correct for s in scores))
+
+
+def score_run(run: QaRun, w: float = 1.0) -> RunScore:
+    """Score every question and aggregate (accuracy, majority, failures, per judge, per category, per kind)."""
+    per_q = tuple(score_question(q, w) for q in run.questions)
+    scored = [(q, s) for q, s in zip(run.questions, per_q, strict=True) if s.scored]
+    n = len(scored)
+    judges: list[str] = []
+    for q in run.questions:
+        for v in q.verdicts:
+            if v.judge not in judges:
+                judges.append(v.judge)
+    multi = any(len(q.verdicts) >= 2 for q, _ in scored)
+    per_judge: dict[str, float] = {}
+    for j in judges:
+        vals = [s.per_judge.get(j, 0.0) for q, s in scored if s.failure is not None or j in s.per_judge]
+        if vals:
+            per_judge[j] = math.fsum(vals) / len(vals)
+    cats: dict[str, list[QuestionScore]] = {}
+    kinds: dict[str, list[QuestionScore]] = {}
+    for q, s in scored:
+        if q.category is not None:
+            cats.setdefault(q.category, []).append(s)
+        k = kind_of(q)
+        if k is not None:
+            kinds.setdefault(k, []).append(s)
+    names = {q.category: q.category_name for q, _ in scored if q.category is not None}
+    reasons: dict[str, int] = {}
+    for _, s in scored:
+        if s.failure is not None:
+            reasons[s.failure] = reasons.get(s.failure, 0) + 1
+    return RunScore(
+        questions=per_q,
+        n_questions=n,
+        n_unscored=len(per_q) - n,
+        accuracy=math.fsum(s.score for _, s in scored) / n if n else None,
+        correct=sum(s.correct for _, s in scored),
+        majority_accuracy=sum(bool(s.majority) for _, s in scored) / n if multi and n else None,
+        failures=sum(reasons.values()),
+        failure_reasons=reasons,
+        judges=tuple(judges),
+        per_judge_accuracy=per_judge,
+        categories={c: _group(v, names.get(c)) for c, v in sorted(cats.items(), key=lambda kv: _code_key(kv[0]))},
+        kinds={k: _group(kinds[k], k) for k in GROUPMEMBENCH_KINDS if k in kinds},
+        fama=math.fsum(s.fama for _, s in scored) / n if n else None,
+        latency_ms=tuple(q.latency_ms for q, _ in scored if q.latency_ms is not None),
+    )
+
+
+def _code_key(code: str) -> tuple[int, int | str]:
+    return (0, int(code)) if code.isdigit() else (1, code)
+
+
+def accuracy_excluding(score: RunScore, excluded: Iterable[str]) -> tuple[float | None, int]:
+    """Accuracy over scored questions whose id is not in ``excluded``, and how many were excluded."""
+    drop = set(excluded)
+    kept = [s for s in score.questions if s.scored and s.question_id not in drop]
+    removed = sum(1 for s in score.questions if s.scored and s.question_id in drop)
+    return (math.fsum(s.score for s in kept) / len(kept) if kept else None), removed
+
+
+def is_disputed_list(data: object) -> bool:
+    """True for locomo-audit's ``errors.json`` layout: records with question_id, error_type, correct_answer."""
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(isinstance(x, dict) and "question_id" in x and "error_type" in x for x in data)
+    )
+
+
+def parse_disputed(data: object, source: str) -> frozenset[str]:
+    """Canonical LoCoMo ids (``conv-26-q1``) of the questions locomo-audit disputes (``locomo_<c>_qa<i>``)."""
+    if not is_disputed_list(data):
+        raise IngestError(source, "$", "not a locomo-audit errors.json: expected records with question_id, error_type")
+    assert isinstance(data, list)
+    out: set[str] = set()
+    for i, rec in enumerate(data):
+        m = re.match(r"^locomo_(\d+)_qa(\d+)$", str(rec["question_id"]))
+        if not m or int(m[1]) >= len(locomo.SAMPLE_IDS):
+            raise IngestError(source, f"$[{i}].question_id", f"unexpected id {rec['question_id']!r}")
+        out.add(locomo.question_id(int(m[1]), int(m[2])))
+    return frozenset(out)
+
+
+def load_disputed(path: Path) -> frozenset[str]:
+    """Read locomo-audit ``errors.json`` (156 disputed gold answers) into canonical question ids."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise IngestError(str(path), "$", f"cannot be read as JSON: {exc}") from exc
+    return parse_disputed(data, str(path))
+
+
+@dataclass(frozen=True)
+class RepeatSummary:
+    """Accuracy over repeats of one configuration."""
+
+    n: int
+    """Repeats combined."""
+    mean: float | None
+    """Mean of the repeats' accuracies."""
+    std: float | None
+    """Sample standard deviation (n - 1); None for fewer than 2 repeats."""
+    min: float | None
+    """Lowest repeat accuracy."""
+    max: float | None
+    """Highest repeat accuracy."""
+    per_question: dict[str, float]
+    """Question id -> mean score over the repeats that contain it."""
+
+
+def combine_repeats(scores: Sequence[RunScore]) -> RepeatSummary:
+    """Average repeats of one configuration: mean accuracy with std (n - 1), min, max; per-question means."""
+    accs = [s.accuracy for s in scores if s.accuracy is not None]
+    per_q: dict[str, list[float]] = {}
+    for s in scores:
+        for q in s.questions:
+            if q.scored:
+                per_q.setdefault(q.question_id, []).append(q.score)
+    return RepeatSummary(
+        n=len(scores),
+        mean=math.fsum(accs) / len(accs) if accs else None,
+        std=statistics.stdev(accs) if len(accs) >= 2 else None,
+        min=min(accs) if accs else None,
+        max=max(accs) if accs else None,
+        per_question={k: math.fsum(v) / len(v) for k, v in per_q.items()},
+    )

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memeval_core.errors import IngestError
+from memeval_core.qa.importers import generic
+from memeval_core.qa.ingest import load_qa
+
+CSV = """id,q,pred,gold,cat,j1,j2,ms
+conv-26-q0,When did Caroline go to the LGBTQ support group?,7 May 2023,7 May 2023,2,1,5,100
+conv-26-q1,When did Melanie paint a sunrise?,,2022,2,1,4,
+conv-26-q2,What fields would Caroline be likely to pursue in her educaton?,psychology,x,3,0,2,50
+"""
+
+MAPPING = {
+    "memeval_mapping": 1,
+    "file": "rows.csv",
+    "benchmark": "locomo",
+    "system": "mine",
+    "fields": {"question_id": "id", "question": "q", "answer": "pred", "gold_answer": "gold", "category": "cat",
+               "latency_ms": "ms"},
+    "judges": [
+        {"name": "binary", "field": "j1", "scale": "binary", "model": "gpt-4o-mini"},
+        {"name": "rubric", "field": "j2", "scale": "rubric-0-5"},
+    ],
+    "run": {"answer_model": "m", "top_k": 5},
+}  # fmt: skip
+
+
+def _setup(tmp_path: Path, mapping: dict[str, object], rows: str = CSV) -> Path:
+    (tmp_path / "rows.csv").write_text(rows, encoding="utf-8")
+    (tmp_path / "map.json").write_text(json.dumps(mapping), encoding="utf-8")
+    return tmp_path
+
+
+def test_csv_with_mapping(tmp_path: Path) -> None:
+    load = load_qa(_setup(tmp_path, MAPPING))
+    assert not load.errors
+    (r,) = load.runs
+    s = r.score
+    # q0: (1 + 5/5)/2 = 1; q1: no answer -> 0 (counted); q2: (0 + 2/5)/2 = 0.2
+    assert s.n_questions == 3 and s.failures == 1
+    assert s.accuracy == pytest.approx((1.0 + 0.0 + 0.2) / 3)
+    assert s.majority_accuracy == pytest.approx(1 / 3)
+    assert r.run.run.top_k == 5 and r.run.run.judge_models == ["gpt-4o-mini"]
+    assert r.run.questions[0].latency_ms == 100.0
+    assert r.run.run.source_file == "rows.csv + map.json"
+
+
+def test_json_rows_path(tmp_path: Path) -> None:
+    rows = {"data": {"items": [{"qid": "a", "ans": "x", "ok": True}, {"qid": "b", "ans": "y", "ok": False}]}}
+    (tmp_path / "rows.json").write_text(json.dumps(rows), encoding="utf-8")
+    mapping = {
+        "memeval_mapping": 1,
+        "file": "rows.json",
+        "rows": "data.items",
+        "benchmark": "custom",
+        "system": "s",
+        "fields": {"question_id": "qid", "answer": "ans"},
+        "judges": [{"field": "ok"}],
+    }
+    (tmp_path / "m.json").write_text(json.dumps(mapping), encoding="utf-8")
+    (r,) = load_qa(tmp_path).runs
+    assert r.score.accuracy == 0.5 and r.score.judges == ("ok",)
+    assert r.not_publishable_because == ("no declared protocol for benchmark 'custom' (diagnostic only)",)
+
+
+def test_bad_cell_names_row_and_column(tmp_path: Path) -> None:
+    load = load_qa(_setup(tmp_path, MAPPING, CSV.replace(",1,5,100", ",maybe,5,100")))
+    (err,) = load.errors
+    assert err.file == "rows.csv" and err.path == "$[0].j1"
+
+
+def test_mapping_errors(tmp_path: Path) -> None:
+    load = load_qa(_setup(tmp_path, {**MAPPING, "judges": []}))
+    assert load.errors[0].file == "map.json" and load.errors[0].path == "$.judges"
+    load = load_qa(_setup(tmp_path, {**MAPPING, "file": "nope.csv"}))
+    assert "not found" in load.errors[0].message
+    assert any(s.file == "rows.csv" for s in load.skipped)
+
+
+def test_sniff() -> None:
+    assert generic.sniff(MAPPING, "x.json") and not generic.sniff({"fields": {}}, "x.json")
+    with pytest.raises(IngestError):
+        from memeval_core.qa.importers._common import Source
+
+        generic.data_path(Source("m.json", "", {"memeval_mapping": 1}))

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from _data import SHARED_DATA, require
+
+from memeval_core.qa.ingest import QaLoad, load_qa
+
+
+@pytest.fixture(scope="module")
+def everything() -> QaLoad:
+    return load_qa(require(SHARED_DATA))
+
+
+def test_all_shared_samples(everything: QaLoad) -> None:
+    load = everything
+    assert not load.errors
+    assert load.locomo is not None and len(load.disputed) == 156
+    by_bench: dict[str, int] = {}
+    for r in load.runs:
+        by_bench[r.run.run.benchmark] = by_bench.get(r.run.run.benchmark, 0) + 1
+    assert by_bench == {"evolving-events": 12, "locomo": 9, "longmemeval-oracle": 5, "longmemeval-s": 2}
+    names = {r.display_name for r in load.runs if r.run.run.benchmark == "locomo"}
+    assert {"supermemory", "mem0", "zep", "memobase (memobase_eval_0503_3000)", "ap-baseline (ap-baseline/v1)"} <= names
+    assert len({r.run_id for r in load.runs}) == len(load.runs)
+    skipped = {s.file: s.reason for s in load.skipped}
+    assert skipped["locomo/data/locomo10.json"] == "LoCoMo dataset (join target)"
+    assert "without judge verdicts" in skipped["locomo-audit/ap-baseline/v1/ap_eval_results.json"]
+
+
+def test_every_locomo_run_joins_completely(everything: QaLoad) -> None:
+    for r in everything.runs:
+        if r.run.run.benchmark == "locomo":
+            assert r.join is not None and r.join.joined == r.join.total, r.display_name
+            assert r.join.category_conflicts == 0
+
+
+def test_headline_numbers(everything: QaLoad) -> None:
+    got = {r.display_name: (r.score.n_questions, r.score.correct, r.publishable) for r in everything.runs
+           if r.run.run.benchmark == "locomo"}  # fmt: skip
+    assert got["supermemory"] == (1986, 1291, True)
+    assert got["mem0"] == (1540, 776, True)
+    assert got["zep"] == (1540, 1208, False)
+    assert got["memobase (memobase_eval_0710_3000)"] == (1540, 1167, False)
+
+
+def test_run_id_is_stable_and_tracks_content(tmp_path: Path) -> None:
+    src = require(SHARED_DATA / "memobase" / "docs" / "experiments" / "locomo-benchmark" / "fixture" / "memobase")
+    shutil.copy(src / "memobase_eval_0503_3000.json", tmp_path / "memobase_eval_0503_3000.json")
+    (a,) = load_qa(tmp_path).runs
+    (b,) = load_qa(tmp_path).runs
+    assert a.run_id == b.run_id == "memobase_eval_0503_3000-3e56232559"
+    data = json.loads((tmp_path / "memobase_eval_0503_3000.json").read_text())
+    data["0"][0]["llm_score"] = 1 - data["0"][0]["llm_score"]
+    (tmp_path / "memobase_eval_0503_3000.json").write_text(json.dumps(data))
+    (c,) = load_qa(tmp_path).runs
+    assert c.run_id != a.run_id
+    assert a.join is None and "not checked against the dataset (locomo10.json not found)" in a.not_publishable_because
+
+
+def test_bad_files_do_not_stop_the_others(tmp_path: Path) -> None:
+    (tmp_path / "empty.json").write_text("")
+    (tmp_path / "notes.json").write_text('{"hello": 1}')
+    good = [{"question_id": "a", "question": "q", "gold_answer": "g", "generated_answer": "x", "llm_score": 1}]
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    load = load_qa(tmp_path)
+    assert [e.file for e in load.errors] == ["empty.json"]
+    assert [s.file for s in load.skipped] == ["notes.json"]
+    assert len(load.runs) == 1 and load.runs[0].score.accuracy == 1.0

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+from _data import require
+from _qa_data import LOCOMO_JSON
+
+from memeval_core.errors import IngestError
+from memeval_core.qa import locomo
+from memeval_core.qa.models import QaQuestion, QaRun, RunMeta
+
+
+@pytest.fixture(scope="module")
+def ds() -> locomo.LocomoDataset:
+    return locomo.load_locomo(require(LOCOMO_JSON))
+
+
+def test_dataset_counts(ds: locomo.LocomoDataset) -> None:
+    assert len(ds.questions) == 1986
+    counts = {c: sum(q.category == c for q in ds.questions) for c in "12345"}
+    assert counts == locomo.CATEGORY_COUNTS
+    assert ds.questions[0].sample_id == "conv-26"
+    assert tuple(dict.fromkeys(q.sample_id for q in ds.questions)) == locomo.SAMPLE_IDS
+    assert sum(q.position is not None for q in ds.questions) == 1540
+    assert ds.by_id["conv-26-q0"].evidence == ("D1:3",)
+    assert ds.by_position[("conv-30", 79)].qa_index == 80  # category-5 item sits at qa index 79
+
+
+def test_naming_convention_and_mapping_table() -> None:
+    assert locomo.category_name("1") == "multi_hop" and locomo.category_name("4") == "single_hop"
+    assert locomo.MEMORYBENCH_LABEL_TO_CODE["world-knowledge"] == "4"
+    table = locomo.category_mapping_table()
+    assert [r["memeval"] for r in table] == ["multi_hop", "temporal", "open_domain", "single_hop", "adversarial"]
+    assert table[0]["cognitive-memory-benchmarks category_name"] == "single-hop"
+    assert table[4]["memobase generate_scores output"] == "(excluded)"
+
+
+def _run(questions: list[QaQuestion]) -> QaRun:
+    return QaRun(run=RunMeta(benchmark="locomo", system="s"), questions=questions)
+
+
+def test_join_by_each_key(ds: locomo.LocomoDataset) -> None:
+    qs = [
+        QaQuestion(benchmark="locomo", question_id="conv-26-q0", question="When did Caroline go to the LGBTQ support"
+                   " group?"),
+        QaQuestion(benchmark="locomo", question_id="x", conversation="1", question_index=80),
+        QaQuestion(benchmark="locomo", question_id="conv-26-f1", question="When did Melanie paint a sunrise?"),
+        QaQuestion(benchmark="locomo", question_id="y", question="what did caroline research?"),
+        QaQuestion(benchmark="locomo", question_id="conv-26-q2", question="A different question"),
+        QaQuestion(benchmark="locomo", question_id="z", question="Not in LoCoMo", category="9"),
+    ]  # fmt: skip
+    joined, report = locomo.join(_run(qs), ds)
+    assert report.joined == 4 and report.total == 6
+    assert report.by_key == {"question_id": 1, "conversation+index": 1, "conversation+position": 1, "question_text": 1}
+    assert report.text_mismatches == 1 and report.unmatched == ("conv-26-q2", "z")
+    assert [q.question_id for q in joined.questions[:4]] == ["conv-26-q0", "conv-30-q80", "conv-26-q1", "conv-26-q3"]
+    assert joined.questions[3].category == "1" and joined.questions[3].category_name == "multi_hop"
+    assert joined.questions[0].gold_answer == "7 May 2023"
+    assert "4/6 joined" in report.summary()
+
+
+def test_repeated_texts_join_in_order(ds: locomo.LocomoDataset) -> None:
+    text = "What are the names of Jolene's snakes?"
+    twins = [q for q in ds.questions if q.question == text]
+    assert len(twins) == 2
+    qs = [QaQuestion(benchmark="locomo", question_id=f"t{i}", question=text) for i in range(3)]
+    joined, report = locomo.join(_run(qs), ds)
+    assert [q.question_id for q in joined.questions[:2]] == [t.question_id for t in twins]
+    assert report.joined == 2 and report.unmatched == ("t2",)
+
+
+def test_not_a_dataset() -> None:
+    with pytest.raises(IngestError, match="not a LoCoMo dataset"):
+        locomo.parse_locomo([{"qa": []}], "x.json", "")
