@@ -7,10 +7,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from memeval_core import leaderboard
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture, run_from_bytes
+from memeval_core.qa import leaderboard as qa_leaderboard
+from memeval_core.qa.ingest import load_qa
 from memeval_core.results import load_pmb_results
 from memeval_core.sources import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
 from memeval_core.store import DEFAULT_MAX_BYTES, Validator, add_files
@@ -40,10 +43,31 @@ def _load(args: argparse.Namespace) -> PmbLoad:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     load = _load(args)
-    rows = leaderboard.rows(load.runs)
-    render = {"json": leaderboard.to_json, "csv": leaderboard.to_csv, "table": leaderboard.to_table}[args.format]
-    sys.stdout.write(render(rows))
-    return 2 if load.errors and not load.runs else 0
+    pmb_rows = leaderboard.rows(load.runs) if args.kind in ("all", "pmb") else []
+    qa_rows: list[dict[str, Any]] = []
+    qa_errors = 0
+    if args.kind in ("all", "qa"):
+        qa = load_qa(results_dir(args.results), Path(args.datasets) if args.datasets else None)
+        for err in qa.errors:
+            print(f"error: {err}", file=sys.stderr)
+        qa_errors = len(qa.errors)
+        qa_rows = qa_leaderboard.rows(qa.runs)
+    if args.format == "json":
+        sys.stdout.write(leaderboard.to_json([*pmb_rows, *qa_rows]))
+    elif args.format == "csv":
+        if pmb_rows and qa_rows:
+            print(
+                "error: PMB and QA rows have different columns; pass --kind pmb or --kind qa for CSV", file=sys.stderr
+            )
+            return 2
+        sys.stdout.write(leaderboard.to_csv(pmb_rows) if pmb_rows else qa_leaderboard.to_csv(qa_rows))
+    else:
+        if pmb_rows:
+            sys.stdout.write(leaderboard.to_table(pmb_rows))
+        if qa_rows:
+            sys.stdout.write(("\n" if pmb_rows else "") + qa_leaderboard.to_table(qa_rows))
+    nothing = not pmb_rows and not qa_rows
+    return 2 if nothing and (load.errors or qa_errors) else 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -123,6 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("leaderboard", help="print one row per run, re-derived from per-case data")
     _add_source_args(p)
+    p.add_argument(
+        "--datasets", metavar="DIR", help="folder with locomo10.json (default: found under the results directory)"
+    )
+    p.add_argument("--kind", choices=("all", "pmb", "qa"), default="all", help="which runs to list (default: all)")
     p.add_argument("--format", choices=("json", "csv", "table"), default="table")
     p.set_defaults(func=cmd_leaderboard)
     p = sub.add_parser("verify", help="compare every stated aggregate with the re-derived value; exit 1 on mismatch")

@@ -100,3 +100,23 @@ def test_sync_from_and_if_empty(tmp_path: Path) -> None:
     assert p.returncode == 0 and "already holds results" in p.stdout
     p = run_cli("sync", "--results", str(tmp_path / "other"), "--from", str(tmp_path / "missing"))
     assert p.returncode == 1 and p.stderr.startswith("error: sync failed:")
+
+
+def test_leaderboard_covers_qa_runs() -> None:
+    from tests._data import SHARED_DATA
+
+    p = run_cli("leaderboard", "--results", str(require(SHARED_DATA)), "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    pmb = [r for r in rows if r["benchmark"].startswith("pmb-")]
+    qa = [r for r in rows if not r["benchmark"].startswith("pmb-")]
+    assert len(pmb) == 24
+    memobase = next(r for r in qa if r["run_id"].startswith("memobase_eval_0503"))
+    assert (memobase["n_questions"], memobase["accuracy"], memobase["failures"]) == (1540, 0.7091, 0)
+    assert {"system", "majority_accuracy", "n_judges", "categories", "publishable", "not_publishable_because"} <= set(
+        memobase
+    )
+    p = run_cli("leaderboard", "--results", str(SHARED_DATA), "--format", "csv")
+    assert p.returncode == 2 and "--kind" in p.stderr
+    p = run_cli("leaderboard", "--results", str(SHARED_DATA), "--format", "csv", "--kind", "qa")
+    assert p.returncode == 0 and p.stdout.splitlines()[0].startswith("run_id,display_name,system")

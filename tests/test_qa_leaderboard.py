@@ -33,7 +33,8 @@ def test_rows_from_real_locomo_runs() -> None:
     ap = by_name["ap-baseline (ap-baseline/v1)"]
     assert (ap["n_judges"], ap["majority_accuracy"], ap["accuracy"]) == (3, 0.1065, 0.1061)
     assert by_name["memobase (memobase_eval_0503_3000)"]["majority_accuracy"] is None
-    json.loads(leaderboard.to_json(rows))
+    json.loads(json.dumps(rows, allow_nan=False))
+    assert leaderboard.to_csv(rows).count("\n") == len(rows) + 1
     assert set(leaderboard.COLUMN_HELP) == set(leaderboard.COLUMNS)
 
 

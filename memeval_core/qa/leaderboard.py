@@ -11,6 +11,8 @@ already a mean over judges) and ``accuracy_std/min/max`` show the spread.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -169,6 +171,46 @@ def rows(runs: Sequence[LoadedRun], benchmark: str | None = None) -> list[dict[s
     )
 
 
-def to_json(rs: Sequence[dict[str, Any]]) -> str:
-    """JSON text of rows (UTF-8, no NaN), like :func:`memeval_core.leaderboard.to_json`."""
-    return json.dumps(list(rs), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def flat(r: dict[str, Any]) -> dict[str, Any]:
+    """A row for tables and CSV: lists joined, categories as ``code name: accuracy (n)``."""
+    out: dict[str, Any] = {}
+    for k, v in r.items():
+        if k == "categories" and isinstance(v, dict):
+            out[k] = "; ".join(f"{code} {c['name']}: {c['accuracy']} ({c['n']})" for code, c in v.items())
+        elif isinstance(v, list):
+            out[k] = "; ".join(str(x) for x in v)
+        elif isinstance(v, dict):
+            out[k] = json.dumps(v, sort_keys=True, ensure_ascii=False)
+        else:
+            out[k] = v
+    return out
+
+
+def to_csv(rs: Sequence[dict[str, Any]]) -> str:
+    """CSV text of flattened rows."""
+    flat_rows = [flat(r) for r in rs]
+    buf = io.StringIO()
+    if flat_rows:
+        w = csv.DictWriter(buf, fieldnames=list(flat_rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(flat_rows)
+    return buf.getvalue()
+
+
+def to_table(rs: Sequence[dict[str, Any]]) -> str:
+    """A fixed-width text table for terminals."""
+    cols = (
+        "display_name",
+        "benchmark",
+        "rank",
+        "n_questions",
+        "accuracy",
+        "majority_accuracy",
+        "failures",
+        "publishable",
+    )
+    body = [["-" if r[c] is None else str(r[c]) for c in cols] for r in rs]
+    head = ["run", "benchmark", "rank", "questions", "accuracy", "majority", "failures", "publishable"]
+    widths = [max(len(x) for x in col) for col in zip(head, *body, strict=False)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in [head, *body]]
+    return "\n".join(lines) + "\n"
