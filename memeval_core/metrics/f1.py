@@ -1,0 +1,36 @@
+"""F1 at k.
+
+``F1@k = 2 · P@k · R@k / (P@k + R@k)``, and 0 when both are 0; with ``h = |top_k ∩ G|`` this equals
+``2h / (k + |G|)``. ``P@k`` divides by ``k`` even when fewer than ``k`` ids were retrieved (see
+:mod:`memeval_core.metrics.precision`). Duplicates count once; relevance is binary.
+
+Same as ranx ``f1@k`` where gold is non-empty (trec_eval has no F1 at a cutoff: its ``set_F`` uses the whole
+retrieved list). No gold: NaN here, 0 in ranx. Nothing retrieved (or a failed query): 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_at_k
+from memeval_core.metrics.precision import precision_from_hits
+from memeval_core.metrics.recall import recall_from_hits
+
+
+def f1_from_hits(hits: TopKHits) -> NDArray[np.float64]:
+    """Per-query F1@k from a hit matrix; NaN where the query has no gold."""
+    precision = precision_from_hits(hits)
+    recall = recall_from_hits(hits)
+    total = precision + recall
+    values = np.zeros(hits.n_queries)
+    np.divide(2.0 * precision * recall, total, out=values, where=total > 0)
+    values[~hits.has_gold] = np.nan
+    return values
+
+
+def f1_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
+    """Per-query F1@k (see the module docstring) of lists, pyarrow list arrays, RankedColumns or TopKHits."""
+    return f1_from_hits(hits_at_k(retrieved, gold, k))

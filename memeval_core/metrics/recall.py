@@ -1,0 +1,29 @@
+"""Recall at k (R@k).
+
+``R@k = |top_k ∩ G| / |G|`` where ``top_k`` is the first ``k`` distinct retrieved ids (duplicates count once,
+at their first occurrence) and ``G`` the set of gold ids; relevance is binary.
+
+Same as ranx ``recall@k`` and trec_eval ``recall_k`` where gold is non-empty. Queries with no gold ids are
+undefined (0/0): NaN here, 0 in ranx, left out by trec_eval. Nothing retrieved (or a failed query) scores 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_at_k
+
+
+def recall_from_hits(hits: TopKHits) -> NDArray[np.float64]:
+    """Per-query R@k from a hit matrix; NaN where the query has no gold."""
+    values = np.full(hits.n_queries, np.nan)
+    np.divide(hits.hit_count, hits.n_gold, out=values, where=hits.has_gold)
+    return values
+
+
+def recall_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
+    """Per-query R@k (see the module docstring) of lists, pyarrow list arrays, RankedColumns or TopKHits."""
+    return recall_from_hits(hits_at_k(retrieved, gold, k))
