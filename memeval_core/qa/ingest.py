@@ -146,7 +146,7 @@ def read_source(path: Path, rel: str, root_name: str = "") -> Source:
                 continue
             try:
                 rows.append(json.loads(line, parse_constant=_reject_constant))
-            except (json.JSONDecodeError, ValueError) as exc:
+            except (json.JSONDecodeError, ValueError, RecursionError) as exc:
                 raise IngestError(rel, f"line {n}", f"not valid JSON: {exc}", "one JSON object per line") from exc
         return Source(rel, sha, rows, root_name)
     try:
@@ -157,6 +157,8 @@ def read_source(path: Path, rel: str, root_name: str = "") -> Source:
         ) from exc
     except ValueError as exc:
         raise IngestError(rel, "$", f"not valid JSON: {exc}", "write NaN/Infinity as null") from exc
+    except RecursionError as exc:
+        raise IngestError(rel, "$", "JSON nested too deeply", "flatten the document") from exc
     return Source(rel, sha, data, root_name)
 
 
@@ -230,7 +232,7 @@ def fill_from_sidecars(run: QaRun, rel: str, root: Path, result_files: set[str])
             break
         try:
             data = json.loads(path.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        except (OSError, ValueError, RecursionError):  # a broken sidecar only means no metadata from it
             continue
         used = False
         for key, paths in _SIDECAR_KEYS.items():
@@ -475,6 +477,17 @@ def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
             errors.append(exc)
         except UnjudgedError as exc:
             skipped.append(Skipped(rel, f"answers without judge verdicts: {exc}"))
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+            # Files come from other people's harnesses: a shape no importer check anticipated must
+            # still end as this file's error, never take the other runs down with it.
+            errors.append(
+                IngestError(
+                    rel,
+                    "$",
+                    f"unexpected structure for its format ({type(exc).__name__}: {str(exc)[:120]})",
+                    "compare the file with the format's documentation or map it with a generic mapping file",
+                )
+            )
 
     consumed: set[str] = set()
     for mapping in mappings:
