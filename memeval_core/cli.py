@@ -11,13 +11,15 @@ from typing import Any
 
 from memeval_core import leaderboard
 from memeval_core.errors import IngestError
-from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture, run_from_bytes
+from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import load_qa
+from memeval_core.qa.locomo import find_locomo
 from memeval_core.results import load_pmb_results
 from memeval_core.sources import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
 from memeval_core.store import DEFAULT_MAX_BYTES, Validator, add_files
 from memeval_core.sync import SyncError, has_results, sync
+from memeval_core.upload import validate_any
 
 
 def _add_source_args(p: argparse.ArgumentParser) -> None:
@@ -98,27 +100,21 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return 0
 
 
-def pmb_validator(results: Path, fixtures: Path | None) -> Validator:
-    """A validator that accepts a file only when it loads and scores as a PMB report."""
+def file_validator(results: Path, fixtures: Path | None, datasets: Path | None = None) -> Validator:
+    """A validator that accepts a file only when it loads as a PMB report or a QA run."""
     fixture_dir = fixtures if fixtures is not None else find_fixture_dir(results) if results.is_dir() else None
-    fixture = None
-    if fixture_dir is not None:
-        fixture = load_fixture(fixture_dir)
-
-    def validate(name: str, data: bytes) -> None:
-        if fixture is None:
-            raise IngestError(
-                name, "$", "no PMB fixture found to score this file against", "run `python -m memeval_core sync` first"
-            )
-        run_from_bytes(name, data, fixture)
-
+    fixture = load_fixture(fixture_dir) if fixture_dir is not None else None
+    if datasets is None and results.is_dir():
+        found = find_locomo(results)
+        datasets = found.parent if found is not None else None
+    validate: Validator = validate_any(fixture, datasets)
     return validate
 
 
 def cmd_add(args: argparse.Namespace) -> int:
     root = results_dir(args.results)
     try:
-        validate = pmb_validator(root, fixtures_dir(args.fixtures))
+        validate = file_validator(root, fixtures_dir(args.fixtures))
     except IngestError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

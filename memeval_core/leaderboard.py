@@ -88,8 +88,8 @@ def row(run: PmbRun) -> dict[str, Any]:
     }
 
 
-def _sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
-    # Active passes first: they are the only passes that demonstrate retrieval.
+def sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
+    """Rank order within a benchmark: active passes first (the only passes that show retrieval)."""
     return (
         -r["pass_types"]["active_retrieval"],
         -r["passed"],
@@ -102,7 +102,7 @@ def _sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
 def rows(runs: Sequence[PmbRun], benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
     """Leaderboard rows, best first, optionally for one benchmark."""
     out = [row(r) for r in runs if benchmark is None or r.identity.benchmark == benchmark]
-    return sorted(out, key=lambda r: (r["benchmark"] != "pmb-single-turn", *_sort_key(r)))
+    return sorted(out, key=lambda r: (r["benchmark"] != "pmb-single-turn", *sort_key(r)))
 
 
 def flat(r: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memeval_core.cli import main, pmb_validator
+from memeval_core.cli import file_validator, main
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import load_pmb
 from memeval_core.store import add_files, sanitize_name, write_new
@@ -105,6 +105,9 @@ def test_pmb_validator_and_cli_add(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_validator_without_fixture(tmp_path: Path) -> None:
-    validate = pmb_validator(tmp_path, None)
+    validate = file_validator(tmp_path, None)
+    report = (require(PMB_DIR) / "test-results/baseline/retrieval-report-mem0.json").read_bytes()
     with pytest.raises(IngestError, match="no PMB fixture"):
+        validate("x.json", report)
+    with pytest.raises(IngestError, match="not a result file memeval can read"):
         validate("x.json", b"{}")
