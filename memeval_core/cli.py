@@ -1,4 +1,4 @@
-"""Command line: ``python -m memeval_core leaderboard|verify|sync|add``."""
+"""Command line: ``python -m memeval_core leaderboard|verify|sync|add|export|push``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memeval_core import leaderboard
+from memeval_core import cli_publish, leaderboard
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
@@ -177,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="largest file accepted, in MB (default 200, or $MEMEVAL_MAX_UPLOAD_MB)",
     )
     p.set_defaults(func=cmd_add)
+    cli_publish.register(sub)
     return parser
 
 

@@ -1,0 +1,122 @@
+"""``python -m memeval_core export`` and ``push``: publish the leaderboard as a Hugging Face Space.
+
+:func:`register` adds both subcommands to the main CLI's subparsers; :func:`main` runs them on their
+own (``python -m memeval_core.cli_publish export ...``). There is deliberately no ``--token`` flag:
+a token on the command line lands in shell history, so it comes from ``HF_TOKEN`` or the saved
+login only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from huggingface_hub.utils.tqdm import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+
+from memeval_core.export.hub import PushError, push_space
+from memeval_core.export.space import SpaceOptions
+from memeval_core.export.writer import ExportError, export
+from memeval_core.sources import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
+
+DEFAULT_OUT = "hf_export"
+"""Default export folder (relative to the working directory)."""
+
+
+def main_export(args: argparse.Namespace) -> int:
+    """Run ``export``: print the fingerprint and the file list with sizes; exit 1 with one error line on failure."""
+    root = results_dir(args.results)
+    out = Path(args.out)
+    overrides = {k: v for k, v in (("title", args.title), ("license", args.license)) if v}
+    options = SpaceOptions(**overrides)
+    try:
+        result = export(root, out, fixtures_dir(args.fixtures), allow_errors=args.allow_errors, options=options)
+    except (ExportError, ValueError) as exc:
+        print(f"error: export failed, {out} is unchanged: {exc}", file=sys.stderr)
+        return 1
+    for problem in result.skipped_errors:
+        print(f"warning: left out: {problem}", file=sys.stderr)
+    total = sum(f.size for f in result.files)
+    print(f"exported {len(result.files)} files ({total} bytes) to {out}")
+    print(f"fingerprint {result.fingerprint}")
+    if args.verbose:
+        for f in result.files:
+            print(f"  {f.size:>10}  {f.path}")
+    return 0
+
+
+def main_push(args: argparse.Namespace) -> int:
+    """Run ``push``: one line per repo (and its file changes); exit 1 with one sentence on failure."""
+    # Upload progress bars would bury the one-line outcome (and the one-sentence error).
+    bars_were_on = not are_progress_bars_disabled()
+    disable_progress_bars()
+    try:
+        result = push_space(
+            Path(args.from_dir),
+            args.space,
+            token=None,
+            private=args.private,
+            dry_run=args.dry_run,
+            dataset=args.dataset,
+            force=args.force,
+        )
+    except PushError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if bars_were_on:
+            enable_progress_bars()
+    for line in result.lines:
+        print(line)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``export`` and ``push`` subcommands to an ``argparse`` subparsers object."""
+    p = subparsers.add_parser("export", help="write leaderboard.json, Parquet details and a ready Space to a folder")
+    p.add_argument(
+        "--results", metavar="DIR", help=f"results directory (default: ${RESULTS_ENV} or {DEFAULT_RESULTS.name}/)"
+    )
+    p.add_argument("--fixtures", metavar="DIR", help="folder with the PMB fixtures (default: under the results)")
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, help=f"export folder (default: {DEFAULT_OUT}/)")
+    p.add_argument("--title", help="Space title (default: memeval leaderboard)")
+    p.add_argument("--license", help="license id in the Space's front matter (default: mit)")
+    p.add_argument(
+        "--allow-errors", action="store_true", help="export without the input files that fail to load (listed)"
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="list every exported file with its size")
+    p.set_defaults(func=main_export)
+
+    p = subparsers.add_parser(
+        "push",
+        help="upload an export to a Hugging Face Space (token from HF_TOKEN or `hf auth login`)",
+    )
+    p.add_argument("--space", required=True, metavar="OWNER/NAME", help="the Space to create or update")
+    p.add_argument("--private", action="store_true", help="create the Space (and dataset) private")
+    p.add_argument("--dry-run", action="store_true", help="list what would change; commit nothing")
+    p.add_argument("--dataset", metavar="OWNER/NAME", help="also push the Parquet details as this dataset repo")
+    p.add_argument(
+        "--from", dest="from_dir", metavar="DIR", default=DEFAULT_OUT, help=f"export folder (default: {DEFAULT_OUT}/)"
+    )
+    p.add_argument("--force", action="store_true", help="commit even when the Space already holds the same fingerprint")
+    p.set_defaults(func=main_push)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A parser with just ``export`` and ``push`` (what :func:`register` adds to the main CLI)."""
+    parser = argparse.ArgumentParser(prog="python -m memeval_core", description="memeval: publish the leaderboard.")
+    register(parser.add_subparsers(dest="command", required=True))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``export`` or ``push`` from ``argv``."""
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,614 @@
+"""``python -m memeval_core export``: write ``leaderboard.json``, the details, the snapshot and a ready Space.
+
+Layout of an export (all relative paths):
+
+- ``leaderboard.json``: :class:`memeval_core.export.models.Leaderboard`, canonical JSON;
+- ``data/details/<benchmark>.parquet``: one row per PMB case/turn or QA question, ``run_id`` and
+  ``display_name`` first;
+- ``data/snapshot/``: :func:`memeval_core.pmb.snapshot.write_snapshot`, what the Space app reads;
+- ``README.md``, ``Dockerfile``, ``requirements.txt`` and the app code (:mod:`memeval_core.export.space`).
+
+The export is built in a temporary folder beside ``out`` and swapped in only when complete and
+clean, so a failed export leaves ``out`` as it was. Before the swap every file (binary included)
+is scanned for the absolute results/fixtures/project paths, ``$HOME``, Hugging Face tokens and
+any secret the caller names; a hit aborts the export.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from memeval_core import SCORING_VERSION, __version__, leaderboard
+from memeval_core.errors import IngestError
+from memeval_core.export import space
+from memeval_core.export.models import (
+    InputFile,
+    Leaderboard,
+    PmbRow,
+    PmbTable,
+    QaRow,
+    QaTable,
+    RoundingRule,
+    Table,
+    dumps,
+    fingerprint,
+    loads,
+)
+from memeval_core.pmb.ingest import PmbLoad
+from memeval_core.pmb.run import BENCHMARKS
+from memeval_core.pmb.snapshot import cases_table, write_snapshot
+from memeval_core.results import load_pmb_results
+from memeval_core.sources import PROJECT_ROOT
+
+LEADERBOARD_FILE = "leaderboard.json"
+"""Name of the leaderboard document inside an export."""
+_PLACEHOLDERS = frozenset({"README.md", ".gitkeep"})
+_TOKEN_PATTERN = re.compile(rb"hf_[A-Za-z0-9]{30,}")
+_PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "write_statistics": False}
+
+
+class ExportError(Exception):
+    """The export could not be written; ``out`` is unchanged. The message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class ExportedFile:
+    """One file of an export."""
+
+    path: str
+    """POSIX path relative to the export folder."""
+    size: int
+    """Bytes."""
+    sha256: str
+    """SHA-256 of the bytes."""
+
+
+@dataclass(frozen=True)
+class QaPart:
+    """What QA runs contribute to an export."""
+
+    rows: tuple[Mapping[str, Any], ...]
+    """Leaderboard rows as :func:`memeval_core.qa.leaderboard.rows` returns them."""
+    inputs: tuple[InputFile, ...]
+    """The QA result files (and sidecars, dataset) the rows were computed from."""
+    details: Mapping[str, pa.Table]
+    """Per benchmark, one row per question of every run."""
+    errors: tuple[str, ...] = ()
+    """Files that looked like QA runs but could not be loaded."""
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """A finished export."""
+
+    out: Path
+    """The export folder."""
+    board: Leaderboard
+    """The leaderboard document written to ``leaderboard.json``."""
+    files: tuple[ExportedFile, ...]
+    """Every file written, sorted by path."""
+    skipped_errors: tuple[str, ...]
+    """Input files that could not be loaded and were left out (only with ``allow_errors``)."""
+
+    @property
+    def fingerprint(self) -> str:
+        """The input fingerprint."""
+        return self.board.fingerprint
+
+
+# --------------------------------------------------------------------------------------------
+# The leaderboard document
+# --------------------------------------------------------------------------------------------
+
+
+def _relative(path: Path, root: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def pmb_inputs(load: PmbLoad, results: Path, fixtures: Path | None) -> list[InputFile]:
+    """The fixture files and every loaded report, with relative paths and SHA-256."""
+    out: list[InputFile] = []
+    if load.fixture is not None:
+        base = Path(load.fixture.source)
+        rel_dir = _relative(base, fixtures) if fixtures is not None else _relative(base, results)
+        for name, sha in sorted(load.fixture.sha256.items()):
+            path = name if rel_dir in (None, ".", "") else f"{rel_dir}/{name}"
+            out.append(InputFile(path=path, sha256=sha, role="pmb-fixture"))
+    for run in load.runs:
+        out.append(InputFile(path=run.identity.source, sha256=run.identity.sha256, role="pmb-report"))
+    return out
+
+
+def pmb_tables(load: PmbLoad) -> list[PmbTable]:
+    """One table per PMB suite that has runs, in the leaderboard page's row order."""
+    sources = {r.identity.run_id: r.identity.source for r in load.runs}
+    tables = []
+    for benchmark in BENCHMARKS:
+        rows = leaderboard.rows(load.runs, benchmark)
+        if rows:
+            tables.append(
+                PmbTable(
+                    benchmark=benchmark,
+                    rows=[
+                        PmbRow.model_validate({**r, "rank": i, "source": sources[r["run_id"]]})
+                        for i, r in enumerate(rows, start=1)
+                    ],
+                )
+            )
+    return tables
+
+
+def _qa_row(r: Mapping[str, Any]) -> QaRow:
+    missing = [k for k in QaRow.model_fields if k not in r]
+    if missing:
+        raise ExportError(f"QA row {r.get('run_id', '?')}: field {missing[0]!r} is missing")
+    return QaRow.model_validate({k: r[k] for k in QaRow.model_fields})
+
+
+def qa_tables(rows: Sequence[Mapping[str, Any]]) -> list[QaTable]:
+    """One table per QA benchmark, benchmarks sorted by id, rows in the order given."""
+    by_benchmark: dict[str, list[QaRow]] = {}
+    for r in rows:
+        row = _qa_row(r)
+        by_benchmark.setdefault(row.benchmark, []).append(row)
+    return [QaTable(benchmark=b, rows=rs) for b, rs in sorted(by_benchmark.items())]
+
+
+def build_leaderboard(
+    load: PmbLoad, results: Path, fixtures: Path | None = None, qa: QaPart | None = None
+) -> Leaderboard:
+    """The leaderboard document of loaded PMB runs (and QA rows): tables, sorted inputs, fingerprint."""
+    inputs = pmb_inputs(load, results, fixtures) + (list(qa.inputs) if qa is not None else [])
+    # A file used twice (e.g. a sidecar shared by two runs) is one input.
+    unique = {(f.role, f.path): f for f in inputs}
+    order = {"pmb-fixture": 0, "pmb-report": 1, "qa-run": 2}
+    sorted_inputs = sorted(unique.values(), key=lambda f: (order[f.role], f.path))
+    tables: list[Table] = [*pmb_tables(load), *(qa_tables(qa.rows) if qa is not None else [])]
+    return Leaderboard(
+        memeval_version=__version__,
+        scoring_version=SCORING_VERSION,
+        fingerprint=fingerprint((f.sha256 for f in sorted_inputs), SCORING_VERSION),
+        rounding=RoundingRule(),
+        inputs=sorted_inputs,
+        tables=tables,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# QA runs (memeval_core.qa)
+# --------------------------------------------------------------------------------------------
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def load_qa_part(results: Path, pmb_sources: frozenset[str]) -> QaPart:
+    """QA rows, inputs and per-question details of every QA run under ``results``.
+
+    Files the PMB loader already accounted for are not QA errors.
+    """
+    from memeval_core.qa import leaderboard as qa_leaderboard
+    from memeval_core.qa.ingest import load_qa
+
+    load = load_qa(results)
+    errors = tuple(str(e) for e in load.errors if e.file not in pmb_sources)
+    inputs: dict[str, InputFile] = {}
+    for r in load.runs:
+        meta = r.run.run
+        rels = [s for s in (meta.source_file or "").split(" + ") if s]
+        rels += list(meta.metadata_sources)
+        for rel in rels:
+            p = results / rel
+            if rel not in inputs and p.is_file():
+                inputs[rel] = InputFile(path=rel, sha256=_sha256_file(p), role="qa-run")
+    if load.locomo is not None and load.runs:
+        src = Path(load.locomo.source)
+        ds_rel = _relative(src, results) if src.is_absolute() else load.locomo.source
+        if ds_rel is not None and (results / ds_rel).is_file():
+            inputs[ds_rel] = InputFile(path=ds_rel, sha256=_sha256_file(results / ds_rel), role="qa-run")
+    rows = tuple(qa_leaderboard.rows(load.runs))
+    details: dict[str, pa.Table] = {}
+    by_benchmark: dict[str, list[dict[str, Any]]] = {}
+    for r in load.runs:
+        for q, s in zip(r.run.questions, r.score.questions, strict=True):
+            by_benchmark.setdefault(r.run.run.benchmark, []).append(
+                {
+                    "run_id": r.run_id,
+                    "display_name": r.display_name,
+                    "question_id": q.question_id,
+                    "conversation": q.conversation,
+                    "category": q.category,
+                    "category_name": q.category_name,
+                    "question": q.question,
+                    "gold_answer": q.gold_answer,
+                    "answer": q.answer,
+                    "scored": s.scored,
+                    "failure": s.failure,
+                    "score": s.score,
+                    "correct": s.correct,
+                    "majority": s.majority,
+                    "n_verdicts": len(q.verdicts),
+                    "latency_ms": q.latency_ms,
+                }
+            )
+    schema = pa.schema(
+        [
+            ("run_id", pa.string()),
+            ("display_name", pa.string()),
+            ("question_id", pa.string()),
+            ("conversation", pa.string()),
+            ("category", pa.string()),
+            ("category_name", pa.string()),
+            ("question", pa.string()),
+            ("gold_answer", pa.string()),
+            ("answer", pa.string()),
+            ("scored", pa.bool_()),
+            ("failure", pa.string()),
+            ("score", pa.float64()),
+            ("correct", pa.bool_()),
+            ("majority", pa.bool_()),
+            ("n_verdicts", pa.int64()),
+            ("latency_ms", pa.float64()),
+        ]
+    )
+    for b, recs in sorted(by_benchmark.items()):
+        recs.sort(key=lambda x: (x["run_id"], x["question_id"]))
+        details[b] = pa.Table.from_pylist(recs, schema=schema)
+    return QaPart(
+        rows=rows, inputs=tuple(sorted(inputs.values(), key=lambda f: f.path)), details=details, errors=errors
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------------------------
+
+
+def pmb_details(load: PmbLoad) -> dict[str, pa.Table]:
+    """Per PMB suite, every re-derived case/turn of every run, ``run_id`` and ``display_name`` first."""
+    out: dict[str, pa.Table] = {}
+    for benchmark in BENCHMARKS:
+        runs = tuple(r for r in load.runs if r.identity.benchmark == benchmark)
+        if not runs:
+            continue
+        table = cases_table(runs)
+        names = {r.identity.run_id: r.identity.display_name for r in runs}
+        display = pa.array([names[rid] for rid in table.column("run_id").to_pylist()], type=pa.string())
+        out[benchmark] = table.add_column(1, "display_name", display)
+    return out
+
+
+def _write_parquet(table: pa.Table, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, **_PARQUET_OPTIONS)
+
+
+def _leak_needles(results: Path, fixtures: Path | None, project_root: Path, secrets: Sequence[str]) -> dict[bytes, str]:
+    # needle -> what it is; the label is what an error may say, the needle never is.
+    needles: dict[bytes, str] = {}
+    for label, p in (("results directory", results), ("fixtures directory", fixtures), ("project", project_root)):
+        if p is None:
+            continue
+        for variant in (str(p.resolve()), str(p.absolute())):
+            if len(variant) > 1:
+                needles.setdefault(variant.encode(), f"the absolute path of the {label}")
+    home = os.environ.get("HOME", "")
+    if len(home) > 1:
+        needles.setdefault(home.encode(), "the home directory path ($HOME)")
+    for s in secrets:
+        if s:
+            needles[s.encode()] = "a secret (token)"
+    return needles
+
+
+def _known_tokens() -> list[str]:
+    found = [os.environ.get(k, "") for k in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")]
+    try:
+        from huggingface_hub import get_token
+
+        found.append(get_token() or "")
+    except Exception:  # a broken login must not stop an export; the hf_ pattern scan still runs
+        pass
+    return [t for t in found if t]
+
+
+def scan_for_leaks(root: Path, needles: Mapping[bytes, str]) -> None:
+    """Raise :class:`ExportError` when any file under ``root`` (bytes, binary included) holds a needle or an
+    ``hf_`` token. The message names the file and what was found, never the secret itself."""
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        rel = path.relative_to(root).as_posix()
+        for needle, label in needles.items():
+            if needle in data:
+                raise ExportError(f"{rel}: contains {label}; an export must not reveal local paths or secrets")
+        if _TOKEN_PATTERN.search(data):
+            raise ExportError(f"{rel}: contains something that looks like a Hugging Face token (hf_...)")
+
+
+def _check_out(out: Path, results: Path, fixtures: Path | None, project_root: Path) -> None:
+    o = out.resolve()
+    for label, p in (("results", results), ("fixtures", fixtures)):
+        if p is None:
+            continue
+        pr = p.resolve()
+        if o == pr or o in pr.parents or pr in o.parents:
+            raise ExportError(f"{out}: the export folder must lie outside the {label} directory {p}")
+    if o == project_root.resolve() or o in project_root.resolve().parents:
+        raise ExportError(f"{out}: the export folder must not be the project folder or one of its parents")
+    if out.exists():
+        if not out.is_dir():
+            raise ExportError(f"{out}: exists and is not a folder")
+        names = {p.name for p in out.iterdir()}
+        if names and LEADERBOARD_FILE not in names and not names <= _PLACEHOLDERS:
+            raise ExportError(
+                f"{out}: folder is not empty and holds no previous export ({LEADERBOARD_FILE}); "
+                "choose an empty folder so nothing of yours is replaced"
+            )
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _swap_in(tmp: Path, out: Path) -> None:
+    old: Path | None = None
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        old.rmdir()
+        out.rename(old)
+    try:
+        tmp.rename(out)
+    except OSError:
+        if old is not None:
+            old.rename(out)
+        raise
+    if old is not None:
+        # hf_export/ is kept in git by an empty .gitkeep; an export must not show it as deleted.
+        if (old / ".gitkeep").is_file():
+            (out / ".gitkeep").touch()
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _write_tree(
+    tmp: Path,
+    load: PmbLoad,
+    board: Leaderboard,
+    qa: QaPart | None,
+    project_root: Path,
+    options: space.SpaceOptions,
+    date: Any,
+) -> None:
+    (tmp / LEADERBOARD_FILE).write_text(dumps(board), encoding="utf-8")
+    details = {**pmb_details(load), **(dict(qa.details) if qa is not None else {})}
+    for benchmark, table in sorted(details.items()):
+        _write_parquet(table, tmp / space.DETAILS_DIR / f"{benchmark}.parquet")
+    if load.fixture is not None and load.runs:
+        write_snapshot(load, tmp / space.SNAPSHOT_DIR)
+    (tmp / "README.md").write_text(space.readme(board, options, date), encoding="utf-8")
+    (tmp / "Dockerfile").write_text(space.dockerfile(), encoding="utf-8")
+    (tmp / "requirements.txt").write_text(space.requirements(project_root), encoding="utf-8")
+    for rel in space.app_files(project_root):
+        dest = tmp / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes((project_root / rel).read_bytes())
+
+
+def list_files(root: Path) -> tuple[ExportedFile, ...]:
+    """Every file under ``root`` with size and SHA-256, sorted by relative path."""
+    out = []
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            data = p.read_bytes()
+            out.append(ExportedFile(p.relative_to(root).as_posix(), len(data), hashlib.sha256(data).hexdigest()))
+    return tuple(sorted(out, key=lambda f: f.path))
+
+
+def export(
+    results: Path,
+    out: Path,
+    fixtures: Path | None = None,
+    *,
+    allow_errors: bool = False,
+    include_qa: bool = True,
+    options: space.SpaceOptions | None = None,
+    project_root: Path = PROJECT_ROOT,
+    secrets: Sequence[str] = (),
+) -> ExportResult:
+    """Export ``results`` into ``out`` atomically; raise :class:`ExportError` (``out`` unchanged) on any problem.
+
+    ``allow_errors`` leaves files that fail to load out of the export instead of refusing it.
+    ``secrets`` are extra strings (e.g. a token typed into the app) that must not appear in any file.
+    """
+    options = options or space.SpaceOptions()
+    if not results.is_dir():
+        raise ExportError(f"{results}: results directory does not exist")
+    _check_out(out, results, fixtures, project_root)
+    try:
+        load = load_pmb_results(results, fixtures)
+    except (IngestError, ValueError) as exc:
+        raise ExportError(str(exc)) from exc
+    problems = [str(e) for e in load.errors]
+    qa: QaPart | None = None
+    if include_qa:
+        try:
+            # Files the PMB loader read or already reported are not QA errors (each problem is named once).
+            pmb_files = {r.identity.source for r in load.runs} | set(load.skipped) | {e.file for e in load.errors}
+            qa = load_qa_part(results, frozenset(pmb_files))
+        except (IngestError, ValueError) as exc:
+            raise ExportError(str(exc)) from exc
+        problems += list(qa.errors)
+        if not qa.rows:
+            qa = None
+    if problems and not allow_errors:
+        raise ExportError(
+            f"{len(problems)} input file(s) could not be loaded (pass --allow-errors to export without them): "
+            + "; ".join(problems)
+        )
+    if not load.runs and qa is None:
+        raise ExportError(f"{results}: no runs found to export")
+    try:
+        date = space.export_date()
+        board = build_leaderboard(load, results, fixtures, qa)
+    except ValueError as exc:
+        raise ExportError(str(exc)) from exc
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    try:
+        tmp.chmod(0o777 & ~_umask())
+        _write_tree(tmp, load, board, qa, project_root, options, date)
+        scan_for_leaks(tmp, _leak_needles(results, fixtures, project_root, [*secrets, *_known_tokens()]))
+        files = list_files(tmp)
+        _swap_in(tmp, out)
+    except ExportError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    except (OSError, ValueError) as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ExportError(f"{out}: export failed, nothing was changed: {exc}") from exc
+    return ExportResult(out, board, files, tuple(problems))
+
+
+# --------------------------------------------------------------------------------------------
+# Diff of two exports
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """One leaderboard row present in both exports whose values differ."""
+
+    benchmark: str
+    """Benchmark of the row."""
+    run_id: str
+    """Run id of the row."""
+    display_name: str
+    """Display name in the new export."""
+    fields: tuple[tuple[str, Any, Any], ...]
+    """``(field, old value, new value)`` for every field that differs."""
+
+
+@dataclass(frozen=True)
+class ExportDiff:
+    """What changes from one export to another (e.g. the last export to a fresh one)."""
+
+    old_fingerprint: str | None
+    """Fingerprint of the old export; None when it has no leaderboard.json."""
+    new_fingerprint: str
+    """Fingerprint of the new export."""
+    rows_added: tuple[tuple[str, str, str], ...]
+    """``(benchmark, run_id, display_name)`` of rows only in the new export."""
+    rows_removed: tuple[tuple[str, str, str], ...]
+    """``(benchmark, run_id, display_name)`` of rows only in the old export."""
+    rows_changed: tuple[RowChange, ...]
+    """Rows in both whose values differ."""
+    files_added: tuple[str, ...]
+    """Files only in the new export."""
+    files_removed: tuple[str, ...]
+    """Files only in the old export."""
+    files_changed: tuple[str, ...]
+    """Files in both with different bytes."""
+    readme_diff: str
+    """Unified diff of README.md (empty when equal)."""
+
+    @property
+    def unchanged(self) -> bool:
+        """True when no file differs."""
+        return not (self.files_added or self.files_removed or self.files_changed)
+
+
+def _rows_by_key(board: Leaderboard | None) -> dict[tuple[str, str], dict[str, Any]]:
+    if board is None:
+        return {}
+    return {(t.benchmark, r.run_id): r.model_dump(mode="json") for t in board.tables for r in t.rows}
+
+
+def _read_board(directory: Path) -> Leaderboard | None:
+    p = directory / LEADERBOARD_FILE
+    if not p.is_file():
+        return None
+    return loads(p.read_bytes(), str(p.name))
+
+
+def diff_exports(old_dir: Path, new_dir: Path) -> ExportDiff:
+    """Rows added/removed/changed in ``leaderboard.json``, files added/removed/changed, and the README diff.
+
+    ``old_dir`` may be missing or empty (first export). Raise ``ValueError`` when ``new_dir`` has no
+    valid leaderboard.json.
+    """
+    new_board = _read_board(new_dir)
+    if new_board is None:
+        raise ValueError(f"{new_dir / LEADERBOARD_FILE}: missing; export first")
+    old_board = _read_board(old_dir) if old_dir.is_dir() else None
+    old_rows, new_rows = _rows_by_key(old_board), _rows_by_key(new_board)
+
+    def ident(key: tuple[str, str], rows: dict[tuple[str, str], dict[str, Any]]) -> tuple[str, str, str]:
+        return (key[0], key[1], str(rows[key]["display_name"]))
+
+    changed = []
+    for key in sorted(old_rows.keys() & new_rows.keys()):
+        o, n = old_rows[key], new_rows[key]
+        fields = tuple((f, o.get(f), n.get(f)) for f in n if o.get(f) != n.get(f))
+        if fields:
+            changed.append(RowChange(key[0], key[1], str(n["display_name"]), fields))
+    old_files = {f.path: f.sha256 for f in list_files(old_dir)} if old_dir.is_dir() else {}
+    new_files = {f.path: f.sha256 for f in list_files(new_dir)}
+    old_readme = (old_dir / "README.md").read_text(encoding="utf-8") if (old_dir / "README.md").is_file() else ""
+    new_readme = (new_dir / "README.md").read_text(encoding="utf-8") if (new_dir / "README.md").is_file() else ""
+    readme_diff = "".join(
+        difflib.unified_diff(
+            old_readme.splitlines(keepends=True),
+            new_readme.splitlines(keepends=True),
+            fromfile="last export/README.md",
+            tofile="new export/README.md",
+        )
+    )
+    return ExportDiff(
+        old_fingerprint=old_board.fingerprint if old_board is not None else None,
+        new_fingerprint=new_board.fingerprint,
+        rows_added=tuple(ident(k, new_rows) for k in sorted(new_rows.keys() - old_rows.keys())),
+        rows_removed=tuple(ident(k, old_rows) for k in sorted(old_rows.keys() - new_rows.keys())),
+        rows_changed=tuple(changed),
+        files_added=tuple(sorted(new_files.keys() - old_files.keys())),
+        files_removed=tuple(sorted(old_files.keys() - new_files.keys())),
+        files_changed=tuple(sorted(p for p in old_files.keys() & new_files.keys() if old_files[p] != new_files[p])),
+        readme_diff=readme_diff,
+    )
+
+
+def result_summary(result: ExportResult) -> dict[str, Any]:
+    """A JSON-ready summary of an export: fingerprint and the file list with sizes (no absolute paths)."""
+    return {
+        "fingerprint": result.fingerprint,
+        "files": [dataclasses.asdict(f) for f in result.files],
+        "skipped_errors": list(result.skipped_errors),
+    }
+
+
+def summary_json(result: ExportResult) -> str:
+    """:func:`result_summary` as JSON text."""
+    return json.dumps(result_summary(result), indent=2) + "\n"
