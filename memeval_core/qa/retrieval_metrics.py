@@ -1,0 +1,147 @@
+"""Ranking metrics (NDCG@k, P@k, R@k, MRR@k, F1@k) of QA and PMB runs wherever ranked and gold ids exist.
+
+Per query the metrics of :func:`memeval_core.metrics.evaluate` (binary relevance, duplicates counted once,
+``k = 5`` by default):
+
+- ``P@k = |top-k ∩ G| / k``; ``R@k = |top-k ∩ G| / |G|``; ``F1@k = 2·P·R / (P + R)`` (0 when both are 0);
+- ``RR@k = 1 / rank`` of the first gold id within the top k (0 if none), whose mean is MRR@k;
+- ``NDCG@k = Σ_{r ≤ k, id_r ∈ G} 1/log2(r + 1) / Σ_{r ≤ min(k, |G|)} 1/log2(r + 1)``.
+
+A query with an empty or unknown gold set ``G`` has every metric undefined and is left out of the means
+(:func:`memeval_core.metrics.aggregate`).
+
+QA runs: a run *records ids* when at least one scored question carries ``retrieved_ids``. Then every scored
+question is a query, ranked by ``retrieved_ids`` (best first) against ``gold_evidence_ids`` (LoCoMo: the
+``dia_id`` of the evidence turns). A scored question without ``retrieved_ids`` in such a run (e.g. it
+failed) retrieved nothing: it scores 0 and stays in the means, like a failed answer stays in accuracy.
+
+PMB runs: a case's returned relevant ids in returned order are the ranking. Gold: single-turn cases
+``gold_relevant(case, fixture.pinned_in_seed)`` (:func:`memeval_core.pmb.assertions.gold_relevant`),
+session turns the turn's ``shouldOnlyInclude``, else ``mustInclude``
+(:func:`memeval_core.pmb.session.gold_turn`). Cases with an empty gold set (e.g. cases that expect
+nothing relevant) are undefined and excluded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memeval_core.metrics.evaluate import MeanScores, QueryScores, aggregate, evaluate
+from memeval_core.pmb.assertions import gold_relevant
+from memeval_core.pmb.fixtures import PmbFixture
+from memeval_core.pmb.run import PmbRun
+from memeval_core.pmb.session import gold_turn
+from memeval_core.qa.ingest import LoadedRun
+
+DEFAULT_K = 5
+"""Rank cutoff used unless another is asked for."""
+
+
+@dataclass(frozen=True, eq=False)
+class RunQueries:
+    """One run's queries and their per-query scores."""
+
+    run_id: str
+    """Run id."""
+    display_name: str
+    """Run display name."""
+    benchmark: str
+    """Benchmark id."""
+    query_ids: tuple[str, ...]
+    """Question id (QA), case id (PMB single-turn) or ``case_id#turn`` (PMB session), aligned with ``scores``."""
+    scores: QueryScores
+    """Per-query metrics."""
+    n_without_ids: int
+    """QA: scored questions without retrieved ids, scored 0 (0 for PMB)."""
+
+
+@dataclass(frozen=True)
+class RetrievalSummary:
+    """Means of the ranking metrics of one run."""
+
+    run_id: str
+    """Run id."""
+    display_name: str
+    """Run display name."""
+    benchmark: str
+    """Benchmark id."""
+    means: MeanScores
+    """Means over queries with a non-empty gold set (``n_scored``); ``n_queries`` counts all queries."""
+    n_without_ids: int
+    """QA: scored questions without retrieved ids, counted with score 0."""
+
+
+def qa_queries(run: LoadedRun, k: int = DEFAULT_K) -> RunQueries | None:
+    """Per-question metrics of a QA run that records retrieved ids; None when no question carries them."""
+    questions = [q for q in run.run.questions if q.scored]
+    if not any(q.retrieved_ids is not None for q in questions):
+        return None
+    retrieved = [list(q.retrieved_ids or ()) for q in questions]
+    gold = [list(q.gold_evidence_ids or ()) for q in questions]
+    return RunQueries(
+        run_id=run.run_id,
+        display_name=run.display_name,
+        benchmark=run.run.run.benchmark,
+        query_ids=tuple(q.question_id for q in questions),
+        scores=evaluate(retrieved, gold, k),
+        n_without_ids=sum(q.retrieved_ids is None for q in questions),
+    )
+
+
+def pmb_gold(run: PmbRun, fixture: PmbFixture) -> list[list[str]]:
+    """Gold id set per case of a PMB run (see the module docstring); raises naming the case when unknown."""
+    out: list[list[str]] = []
+    for c in run.cases:
+        if c.turn_index is None:
+            case = fixture.case_by_id.get(c.case_id)
+            if case is None:
+                raise ValueError(f"{run.identity.source}: case {c.case_id!r} is not in the fixture")
+            out.append(gold_relevant(case, set(fixture.pinned_in_seed)))
+        else:
+            turn = fixture.turn_by_key.get((c.case_id, c.turn_index))
+            if turn is None:
+                raise ValueError(
+                    f"{run.identity.source}: session turn {c.case_id!r} #{c.turn_index} is not in the fixture"
+                )
+            out.append(gold_turn(turn.expect.relevant_beliefs))
+    return out
+
+
+def pmb_queries(run: PmbRun, fixture: PmbFixture, k: int = DEFAULT_K) -> RunQueries:
+    """Per-case metrics of a PMB run: returned relevant ids in returned order against the case's gold set."""
+    ids = tuple(c.case_id if c.turn_index is None else f"{c.case_id}#{c.turn_index}" for c in run.cases)
+    return RunQueries(
+        run_id=run.identity.run_id,
+        display_name=run.identity.display_name,
+        benchmark=run.identity.benchmark,
+        query_ids=ids,
+        scores=evaluate([list(c.relevant) for c in run.cases], pmb_gold(run, fixture), k),
+        n_without_ids=0,
+    )
+
+
+def summarize(queries: RunQueries) -> RetrievalSummary:
+    """Means over the run's queries with a gold set."""
+    return RetrievalSummary(
+        run_id=queries.run_id,
+        display_name=queries.display_name,
+        benchmark=queries.benchmark,
+        means=aggregate(queries.scores),
+        n_without_ids=queries.n_without_ids,
+    )
+
+
+def qa_summaries(runs: Sequence[LoadedRun], k: int = DEFAULT_K) -> dict[str, RetrievalSummary]:
+    """Run id -> metric means, for the QA runs that record retrieved ids."""
+    out: dict[str, RetrievalSummary] = {}
+    for r in runs:
+        q = qa_queries(r, k)
+        if q is not None:
+            out[r.run_id] = summarize(q)
+    return out
+
+
+def pmb_summaries(runs: Sequence[PmbRun], fixture: PmbFixture, k: int = DEFAULT_K) -> dict[str, RetrievalSummary]:
+    """Run id -> metric means, for every PMB run."""
+    return {r.identity.run_id: summarize(pmb_queries(r, fixture, k)) for r in runs}
