@@ -12,9 +12,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-PAGES: tuple[tuple[str, str, str], ...] = (("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),)
+from pages import ui
+
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
+    ("pages/categories.py", "Categories", ":material/grid_on:"),
+    ("pages/compare.py", "Compare", ":material/compare_arrows:"),
+    ("pages/session_drift.py", "Session drift", ":material/timeline:"),
+    ("pages/latency.py", "Latency", ":material/speed:"),
+    ("pages/case.py", "Case", ":material/search:"),
+    ("pages/qa_leaderboard.py", "QA leaderboard", ":material/quiz:"),
+    ("pages/judges.py", "Judges", ":material/gavel:"),
+)
 
 st.set_page_config(page_title="memeval", page_icon=":material/leaderboard:", layout="wide")
+st.session_state[ui.NAVIGATED] = True  # see pages.ui.ensure_navigation
 st.navigation(
     [st.Page(path, title=title, icon=icon, default=i == 0) for i, (path, title, icon) in enumerate(PAGES)]
 ).run()

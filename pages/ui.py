@@ -13,6 +13,7 @@ label is unavoidable it goes through :func:`md_escape`.
 from __future__ import annotations
 
 import hashlib
+import html
 import os
 import re
 from collections.abc import Sequence
@@ -22,10 +23,11 @@ from typing import Any, TypeVar
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 
-from memeval_core import sources
+from memeval_core import leaderboard, sources
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.run import PmbRun
+from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
 from memeval_core.results import load_pmb_results
 from memeval_core.sync import SyncError, sync
 
@@ -121,8 +123,27 @@ def load(results_dir: str, fixtures_dir: str | None, fingerprint: str) -> Loaded
     )
 
 
+NAVIGATED = "memeval-navigated"
+"""Session-state key app.py sets on every run, before it runs the chosen page."""
+
+
+def ensure_navigation() -> None:
+    """Rerun through app.py when a page was started without it.
+
+    Streamlit treats an app with a ``pages/`` folder as a legacy multipage app until the first
+    ``st.navigation`` call in the server process. So the first visit to a deep link (``/compare?a=…``)
+    on a fresh server runs the page file directly: no page config, no navigation, the folder's file
+    names as menu. Clearing the legacy flag and rerunning sends that run through app.py, which
+    resolves the same URL path to the same page (the page hash is the hash of its URL path).
+    """
+    if NAVIGATED not in st.session_state:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def load_current() -> Loaded:
     """Load the configured results directory (cached) and show its source and errors in the sidebar."""
+    ensure_navigation()
     root = results_root()
     fixtures = sources.fixtures_dir()
     loaded = load(str(root), str(fixtures) if fixtures else None, fingerprint(root, fixtures))
@@ -292,3 +313,213 @@ def flash_sync_result() -> None:
     msg = st.session_state.pop("sync-done", None)
     if msg:
         st.success(str(msg), icon=":material/check_circle:")
+
+
+# --- Explorer building blocks: suites, run pickers, charts ----------------------------------------
+
+BENCHMARK_TITLES: dict[Benchmark, str] = {"pmb-single-turn": "single-turn", "pmb-session": "session"}
+"""Short names of the PMB suites for sentences."""
+
+CLASS_COLOURS: dict[str, str] = {
+    "correct": "#1a7f37",
+    "unexpected": "#bc6c00",
+    "forbidden": "#cf222e",
+    "missing": "#6e40c9",
+}
+"""Text colour of each id classification (memeval_core.explore.case_view.ID_CLASSES)."""
+
+
+def benchmark_picker(runs: Sequence[PmbRun], key: str = "benchmark") -> Benchmark:
+    """A horizontal radio of the suites present in ``runs`` (URL ``?benchmark=``); single-turn first."""
+    present = [b for b in BENCHMARKS if any(r.identity.benchmark == b for r in runs)]
+    choice: Benchmark = st.radio("Benchmark", present, horizontal=True, **url_bound(key))
+    return choice
+
+
+def suite_runs(runs: Sequence[PmbRun], benchmark: Benchmark) -> tuple[PmbRun, ...]:
+    """The runs of one suite in leaderboard rank order (the leader first)."""
+    by_id = {r.identity.run_id: r for r in runs if r.identity.benchmark == benchmark}
+    return tuple(by_id[row["run_id"]] for row in leaderboard.rows(list(by_id.values()), benchmark))
+
+
+def resolve_run(runs: Sequence[PmbRun], raw: str | None) -> PmbRun | None:
+    """The run ``raw`` names: by display name, else by run id, else by provider when exactly one run has it."""
+    if not raw:
+        return None
+    for field in ("display_name", "run_id"):
+        for r in runs:
+            if getattr(r.identity, field) == raw:
+                return r
+    by_provider = [r for r in runs if r.identity.provider == raw]
+    return by_provider[0] if len(by_provider) == 1 else None
+
+
+def run_picker(label: str, runs: Sequence[PmbRun], param: str, default: PmbRun, help: str | None = None) -> PmbRun:
+    """A selectbox of ``runs`` by display name, mirrored in the URL as ``?param=<display name>``.
+
+    The URL may name the run by display name, run id or provider (see :func:`resolve_run`); the
+    link is rewritten to the display name, and dropped when it names ``default``. Not a bound
+    widget because a bound widget would discard run ids and provider names as unknown options.
+    """
+    names = [r.identity.display_name for r in runs]
+    default_name = default.identity.display_name
+    key = f"run-{param}"
+
+    def to_url() -> None:
+        set_url_value(param, st.session_state[key], default_name)
+
+    start = resolve_run(runs, st.query_params.get(param)) or default
+    name = st.selectbox(
+        label, names, index=names.index(start.identity.display_name), key=key, on_change=to_url, help=help
+    )
+    set_url_value(param, name, default_name)
+    return runs[names.index(name)]
+
+
+PALETTE = (
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+    "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#e7969c",
+    "#637939", "#fdae6b", "#6baed6", "#843c39",
+)  # fmt: skip
+"""Provider colours: 16 distinct hues, so a suite's runs never share one (11 and 13 runs in the PMB data)."""
+
+
+def colours(names: Sequence[str]) -> dict[str, str]:
+    """A colour per provider name, by position (pass the suite in rank order so colours match across charts)."""
+    return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+
+
+def chart_text(text: str) -> str:
+    """Report text for a plotly label: HTML-escaped, because plotly renders a subset of HTML in labels."""
+    return html.escape(text, quote=False)
+
+
+def chart(fig: Any, key: str) -> None:
+    """Show a plotly figure at full width, without the plotly logo."""
+    st.plotly_chart(fig, key=key, config={"displaylogo": False})
+
+
+def joined(df: pd.DataFrame, columns: Sequence[str], sep: str = ", ") -> pd.DataFrame:
+    """``df`` with tuple/list cells of ``columns`` joined into strings, so the table and its CSV read the same."""
+    out = df.copy()
+    for col in columns:
+        out[col] = [sep.join(v) if isinstance(v, tuple | list) else v for v in out[col]]
+    return out
+
+
+def class_style(value: object) -> str:
+    """CSS for one id-classification cell (see :data:`CLASS_COLOURS`)."""
+    colour = CLASS_COLOURS.get(str(value))
+    return f"color: {colour}; font-weight: 600" if colour else ""
+
+
+def pct(value: float | None, digits: int = 4) -> str:
+    """A ratio for a sentence: fixed digits, or ``n/a`` when missing."""
+    return "n/a" if value is None or value != value else f"{value:.{digits}f}"
+
+
+# --- QA benchmarks (LoCoMo, LongMemEval, ...): cached loading and the sidebar ----------------------
+
+from memeval_core.qa.ingest import LoadedRun, load_qa  # noqa: E402  (kept with the QA helpers below)
+
+DATASETS_ENV = "MEMEVAL_DATASETS"
+"""Environment variable naming a folder with ``locomo10.json``; unset: it is looked for under the results."""
+
+
+@dataclass(frozen=True)
+class QaLoaded:
+    """Every QA run loaded from the results directory, as the QA pages see it."""
+
+    results_dir: str
+    """The results directory that was read."""
+    datasets_dir: str | None
+    """The datasets directory (``$MEMEVAL_DATASETS``), when set."""
+    runs: tuple[LoadedRun, ...]
+    """Imported, joined and scored runs, by benchmark then display name."""
+    errors: tuple[LoadProblem, ...]
+    """Files that could not be loaded."""
+    skipped: tuple[str, ...]
+    """``file: reason`` for files that hold no QA run."""
+    locomo_source: str | None
+    """Where locomo10.json was read from, when found."""
+    n_disputed: int
+    """LoCoMo questions with a disputed gold answer (locomo-audit ``errors.json``), 0 when not found."""
+
+
+def datasets_root() -> Path | None:
+    """The datasets directory from ``$MEMEVAL_DATASETS`` (never the URL), or None."""
+    raw = os.environ.get(DATASETS_ENV)
+    return Path(raw).expanduser() if raw else None
+
+
+@st.cache_data(show_spinner="Loading and scoring QA results…", max_entries=8)
+def load_qa_cached(results_dir: str, datasets_dir: str | None, fingerprint: str) -> QaLoaded:
+    """Import, join and score every QA run under ``results_dir`` (cached per ``fingerprint``)."""
+    del fingerprint  # only part of the cache key
+    res = load_qa(Path(results_dir), Path(datasets_dir) if datasets_dir else None)
+    return QaLoaded(
+        results_dir=results_dir,
+        datasets_dir=datasets_dir,
+        runs=res.runs,
+        # IngestError cannot be pickled back (frozen dataclass exception): keep a plain copy.
+        errors=tuple(LoadProblem(e.file, e.path, e.message, e.hint) for e in res.errors),
+        skipped=tuple(f"{s.file}: {s.reason}" for s in res.skipped),
+        locomo_source=res.locomo.source if res.locomo is not None else None,
+        n_disputed=len(res.disputed),
+    )
+
+
+def load_qa_current() -> QaLoaded:
+    """Load the configured results (and datasets) directory's QA runs, cached, and describe them in the sidebar."""
+    ensure_navigation()
+    root = results_root()
+    datasets = datasets_root()
+    loaded = load_qa_cached(str(root), str(datasets) if datasets else None, fingerprint(root, datasets))
+    qa_sidebar(loaded)
+    return loaded
+
+
+def qa_sidebar(loaded: QaLoaded) -> None:
+    """Sidebar: directories read, runs per benchmark, the LoCoMo join target, load errors and skipped files."""
+    with st.sidebar:
+        st.caption(f"Results directory (set with ${sources.RESULTS_ENV})")
+        st.code(loaded.results_dir, language=None, wrap_lines=True)
+        if loaded.datasets_dir:
+            st.caption(f"Datasets directory (${DATASETS_ENV})")
+            st.code(loaded.datasets_dir, language=None, wrap_lines=True)
+        counts: dict[str, int] = {}
+        for r in loaded.runs:
+            counts[r.run.run.benchmark] = counts.get(r.run.run.benchmark, 0) + 1
+        st.caption(f"{len(loaded.runs)} QA runs loaded.")
+        if counts:
+            st.text("\n".join(f"{b}: {n}" for b, n in counts.items()))
+        st.caption("LoCoMo dataset (join target)")
+        st.code(loaded.locomo_source or "not found", language=None, wrap_lines=True)
+        if loaded.n_disputed:
+            st.caption(f"{loaded.n_disputed} disputed LoCoMo gold answers (locomo-audit errors.json).")
+        if loaded.errors:
+            n = len(loaded.errors)
+            st.error(f"{n} file{'s' if n != 1 else ''} could not be loaded:")
+            for e in loaded.errors:
+                text = f"file: {e.file}\nat:   {e.path}\n{e.message}"
+                st.code(f"{text}\nfix:  {e.hint}" if e.hint else text, language=None, wrap_lines=True)
+        if loaded.skipped:
+            with st.expander(f"{len(loaded.skipped)} other file(s) skipped"):
+                st.text("\n".join(loaded.skipped))
+
+
+def qa_empty_state(loaded: QaLoaded) -> None:
+    """Explain that the results directory holds no QA run and which formats are recognised."""
+    st.info(
+        "No QA benchmark results (LoCoMo, LongMemEval, ...) found in this results directory:",
+        icon=":material/folder_off:",
+    )
+    st.code(loaded.results_dir, language=None, wrap_lines=True)
+    if loaded.errors:
+        st.warning("Some files there could not be loaded; the sidebar lists them.")
+    st.markdown(
+        "memeval recognises QA result files by their content: the memeval run format (`docs/`), mem0 evaluation "
+        "files, EverMemOS `eval_results.json`, MemoryBench `report_slim.json`, zep grades/responses pairs, "
+        "cognitive-memory `per_question` files, M-flow LongMemEval files, and any table with a mapping file. "
+        "Point `MEMEVAL_RESULTS` at a folder holding them and restart the app."
+    )

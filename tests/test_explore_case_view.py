@@ -6,7 +6,20 @@ from pathlib import Path
 
 import pytest
 
-from memeval_core.explore.case_view import Expectation, case_view, case_view_frame, classify_tiers, expectation
+from memeval_core.explore.case_view import (
+    Expectation,
+    case_key,
+    case_keys,
+    case_view,
+    case_view_frame,
+    classify_tiers,
+    expectation,
+    expectation_frame,
+    failures_frame,
+    id_matrix,
+    outcome_frame,
+    parse_case_key,
+)
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.rescore import ScoredCase
 
@@ -172,3 +185,63 @@ def test_hand_made_classification() -> None:
     )
     unrecorded = classify_tiers(_scored((), (), None), exp)[2]
     assert unrecorded.recorded is False and unrecorded.missing == ()
+
+
+def test_case_keys_round_trip(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    assert case_key("alias-kube-resolves") == "alias-kube-resolves"
+    assert case_key(MAIN, 3) == f"{MAIN}/3"
+    assert parse_case_key(f"{MAIN}/10") == (MAIN, 10)
+    assert parse_case_key("alias-kube-resolves") == ("alias-kube-resolves", None)
+    assert parse_case_key("a/b") == ("a/b", None)  # not a turn suffix
+    assert parse_case_key("/3") == ("/3", None)
+    single = case_keys(pmb.fixture, "pmb-single-turn")
+    session = case_keys(pmb.fixture, "pmb-session")
+    assert len(single) == 77 and single[0] == "happy-stack-repository-layer"
+    assert len(session) == 12 and session[0] == f"{MAIN}/0"
+    assert all(parse_case_key(k)[1] is not None for k in session)
+
+
+def test_expectation_frame_lists_stated_assertions(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    df = expectation_frame(expectation(pmb.fixture, "happy-stack-repository-layer"))
+    assert list(df.columns) == ["tier", "assertion", "value"]
+    rows = {r["assertion"]: r["value"] for r in df.to_dict("records")}
+    assert rows["pinnedFacts.mustInclude"] == "b-db-decision"
+    assert rows["openQuestions.mustInclude"] == "b-auth-open-q"
+    assert rows["personaPrelude"] == '{"nonEmpty":true}'
+    assert "mustExclude" not in rows  # not stated
+    turn = expectation_frame(expectation(pmb.fixture, MAIN, 10))
+    noise = turn[turn["assertion"] == "noiseCheck.mustNotSurface"]["value"].iloc[0]
+    assert "b-error-handling" in noise
+
+
+def test_id_matrix_outcomes_and_failures(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    view = case_view(pmb.runs, pmb.fixture, "alias-kube-resolves")
+    m = id_matrix(view)
+    assert list(m.columns[:2]) == ["tier", "id"] and len(m.columns) == 2 + 13
+    assert list(dict.fromkeys(m["tier"])) == ["pinned", "relevant", "questions"]
+    gha = m[(m["tier"] == "relevant") & (m["id"] == "b-ci-gha-entity")].iloc[0]
+    assert (gha["tenure"], gha["gbrain"]) == ("correct", "missing")
+    redis = m[(m["tier"] == "relevant") & (m["id"] == "b-redis-code")].iloc[0]
+    assert (redis["tenure"], redis["mem0"]) == ("", "unexpected")
+    # Every classified id of every run appears once in its tier.
+    for o in view.outcomes:
+        for t in o.tiers:
+            col = m[(m["tier"] == t.tier)].set_index("id")[o.display_name]
+            for cls in ("correct", "unexpected", "forbidden", "missing"):
+                assert all(col[i] == cls for i in getattr(t, cls))
+    out = outcome_frame(view).set_index("display_name")
+    assert out.loc["mem0", "n_unexpected"] == 16 + 2 + 1  # relevant noise, two pinned extras, one question
+    # tenure: the two gold ids; its three unexpected ids are pinned and question extras, which fail nothing.
+    assert (out.loc["tenure", "n_returned"], out.loc["tenure", "n_correct"], out.loc["tenure", "n_unexpected"]) == (
+        5,
+        2,
+        3,
+    )
+    assert out.loc["tenure", "failures"] == ""
+    fails = failures_frame(view)
+    assert list(fails.columns) == ["display_name", "failure", "from_report"]
+    assert (fails["display_name"] == "mem0").sum() == 16
+    assert "tenure" not in set(fails["display_name"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from memeval_core.explore.drift import (
@@ -13,8 +14,12 @@ from memeval_core.explore.drift import (
     STATUS_EMPTY_OK,
     drift_timeline,
     drift_turns,
+    label_turns,
+    returned_nothing_summary,
     session_latency,
     topic_map,
+    turn_labels,
+    turn_latency,
 )
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 
@@ -124,3 +129,35 @@ def test_session_latency_without_single_turn_partner(pmb: PmbLoad) -> None:
     lat = session_latency(sessions)
     assert lat["single_turn_p50_ms"].isna().all() and lat["ratio"].isna().all()
     assert not math.isnan(lat["session_p50_ms"].iloc[0])
+
+
+def test_turn_labels_are_unique_and_in_fixture_order(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    labels = turn_labels(pmb.fixture)
+    assert list(labels.values())[:3] == ["0 · establishes_topic", "1 · drift", "2 · drift"]
+    assert labels[(MAIN, 10)] == "10 · re_entry"
+    assert labels[(CROSS, 0)] == "0 · implicit_continuation (case 2)"
+    assert len(set(labels.values())) == len(labels) == 12
+
+
+def test_label_turns_and_turn_latency(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    timeline = label_turns(drift_timeline(pmb.runs, pmb.fixture), pmb.fixture)
+    assert list(timeline.columns[3:5]) == ["turn_index", "turn"]
+    with pytest.raises(ValueError, match="not in the session fixture"):
+        label_turns(pd.DataFrame({"case_id": ["nope"], "turn_index": [0]}), pmb.fixture)
+    lat = turn_latency(pmb.runs, pmb.fixture)
+    assert len(lat) == 132
+    tenure = lat[lat["display_name"] == "tenure"]
+    assert set(tenure["single_turn_p50_ms"]) == {9.77}
+    first = tenure.iloc[0]
+    assert first["turn"] == "0 · establishes_topic"
+    assert first["ratio"] == pytest.approx(first["latency_ms"] / 9.77)
+
+
+def test_returned_nothing_summary(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    summary = returned_nothing_summary(drift_timeline(pmb.runs, pmb.fixture)).set_index("display_name")
+    assert summary.loc["gbrain"].to_dict() == {"turns": 12, "returned_nothing": 12, "required_missing": 11}
+    assert summary.loc["tenure"].to_dict() == {"turns": 12, "returned_nothing": 1, "required_missing": 0}
+    assert "mem0" not in summary.index

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memeval_core.explore.pareto import ParetoPoint, pareto_front, quality_latency_points
+from memeval_core.explore.pareto import ParetoPoint, pareto_frame, pareto_front, quality_latency_points
 from memeval_core.pmb.ingest import load_pmb
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
@@ -75,3 +75,26 @@ def test_real_runs() -> None:
     assert _names(pareto_front(others)) == ["a-mem", "vector (nomic)", "supermemory", "gbrain"]
     with pytest.raises(ValueError, match="quality"):
         quality_latency_points(runs, "ndcg")  # type: ignore[arg-type]
+
+
+def test_pareto_frame_marks_the_front() -> None:
+    pts = [_pt("slow-good", 100.0, 0.9), _pt("fast-bad", 10.0, 0.1), _pt("dominated", 120.0, 0.5)]
+    df = pareto_frame(pts)
+    assert list(df.columns) == ["name", "x", "y", "on_front"]
+    assert list(df["name"]) == ["fast-bad", "slow-good", "dominated"]
+    assert list(df["on_front"]) == [True, True, False]
+    assert pareto_frame([]).empty
+
+
+def test_active_passes_quality() -> None:
+    if not DATA.is_dir():
+        pytest.skip(f"shared PMB data not found at {DATA}")
+    runs = [
+        r for r in load_pmb(DATA / "test-results", DATA / "fixtures").runs if r.identity.benchmark == "pmb-single-turn"
+    ]
+    pts = {p.name: p for p in quality_latency_points(runs, "active_retrieval")}
+    assert (pts["tenure"].x, pts["tenure"].y) == (9.77, 43.0)
+    assert (pts["gbrain"].y, pts["supermemory"].y, pts["mem0"].y) == (5.0, 4.0, 0.0)
+    # Without tenure: a-mem fastest with 0 active passes, supermemory (4 at 69 ms), gbrain (5 at 544 ms).
+    others = [p for p in pts.values() if p.name != "tenure"]
+    assert _names(pareto_front(others)) == ["a-mem", "supermemory", "gbrain"]

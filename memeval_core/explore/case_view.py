@@ -360,3 +360,146 @@ def case_view_frame(view: CaseView) -> pd.DataFrame:
         "n_missing",
     ]
     return pd.DataFrame(rows, columns=columns)
+
+
+CASE_KEY_SEPARATOR = "/"
+"""Separates a session case id from its turn index in a case key (``<case_id>/<turn_index>``)."""
+
+ID_CLASSES = ("correct", "unexpected", "forbidden", "missing")
+"""How a returned (or missing) id is classified, in display order."""
+
+
+def case_key(case_id: str, turn_index: int | None = None) -> str:
+    """The key of a case in links: the case id for single-turn cases, ``<case_id>/<turn_index>`` for session turns."""
+    return case_id if turn_index is None else f"{case_id}{CASE_KEY_SEPARATOR}{turn_index}"
+
+
+def parse_case_key(key: str) -> tuple[str, int | None]:
+    """Inverse of :func:`case_key`: ``(case_id, turn_index)``; turn_index None when there is no ``/<digits>`` suffix."""
+    head, sep, tail = key.rpartition(CASE_KEY_SEPARATOR)
+    if sep and head and tail.isdigit():
+        return head, int(tail)
+    return key, None
+
+
+def expectation_frame(exp: Expectation) -> pd.DataFrame:
+    """The assertions a case makes, one row each, only those it states.
+
+    Columns: ``tier`` (pinned / relevant / questions / pinned or relevant), ``assertion`` (the
+    fixture's name for it), ``value`` (ids joined with ``, ``; ``a < b`` for ordering pairs; a
+    number for counts). The gold set ``G`` is listed first as ``gold (precision and recall)``.
+    """
+    rows: list[tuple[str, str, str]] = [("relevant", "gold (precision and recall)", ", ".join(exp.gold))]
+    if exp.should_only_include is not None:
+        rows.append(("relevant", "shouldOnlyInclude", ", ".join(exp.should_only_include)))
+    lists = [
+        ("pinned or relevant", "mustInclude", exp.must_include),
+        ("pinned or relevant", "mustExclude", exp.must_exclude),
+        ("pinned or relevant", "shouldInclude", exp.should_include),
+        ("pinned or relevant", "noiseCheck.mustNotSurface", exp.noise_must_not_surface),
+        ("pinned", "pinnedFacts.mustInclude", exp.pinned_must_include),
+        ("pinned", "pinnedFacts.mustExclude", exp.pinned_must_exclude),
+        ("questions", "openQuestions.mustInclude", exp.questions_must_include),
+        ("questions", "openQuestions.mustExclude", exp.questions_must_exclude),
+    ]
+    rows += [(tier, name, ", ".join(ids)) for tier, name, ids in lists if ids]
+    if exp.max_count is not None:
+        rows.append(("relevant", "maxCount", str(exp.max_count)))
+    if exp.min_count is not None:
+        rows.append(("relevant", "minCount", str(exp.min_count)))
+    if exp.ordered_before:
+        rows.append(("relevant", "orderedBefore", ", ".join(f"{a} < {b}" for a, b in exp.ordered_before)))
+    if exp.persona_prelude is not None:
+        prelude = exp.persona_prelude.model_dump_json(exclude_defaults=True, by_alias=True)
+        rows.append(("prelude", "personaPrelude", prelude))
+    return pd.DataFrame(rows, columns=["tier", "assertion", "value"])
+
+
+def id_matrix(view: CaseView) -> pd.DataFrame:
+    """Every id any run returned (or missed) on the case, classified per run, side by side.
+
+    One row per (tier, id) in tier order, ids in first-seen order over the runs (returned ids first,
+    then missing ones); one column per run (display name) holding ``correct`` / ``unexpected`` /
+    ``forbidden`` / ``missing``, or an empty string when that run neither returned nor missed it.
+    Tiers a report did not record contribute nothing. Columns: ``tier, id, <display names...>``.
+    """
+    names = [o.display_name for o in view.outcomes]
+    rows: list[dict[str, str]] = []
+    for tier in TIERS:
+        cells: dict[str, dict[str, str]] = {}
+        for o in view.outcomes:
+            t = o.tier(tier)
+            for cls in ID_CLASSES:
+                for i in getattr(t, cls):
+                    cells.setdefault(i, {}).setdefault(o.display_name, cls)
+        for i, by_run in cells.items():
+            rows.append({"tier": tier, "id": i, **{n: by_run.get(n, "") for n in names}})
+    return pd.DataFrame(rows, columns=["tier", "id", *names])
+
+
+def failures_frame(view: CaseView) -> pd.DataFrame:
+    """Failure messages of every run on the case: ``display_name, failure, from_report``.
+
+    ``from_report`` is True for checks that cannot be re-derived from the report's ids, whose
+    verdict is the report's own word.
+    """
+    rows = [
+        {"display_name": o.display_name, "failure": f, "from_report": f in o.taken_from_report}
+        for o in view.outcomes
+        for f in o.failures
+    ]
+    frame = pd.DataFrame(rows, columns=["display_name", "failure", "from_report"])
+    frame["from_report"] = frame["from_report"].astype(bool)
+    return frame
+
+
+def outcome_frame(view: CaseView) -> pd.DataFrame:
+    """One row per run: verdict, scores, latency and counts of classified ids over all tiers.
+
+    Columns: ``display_name, run_id, passed, pass_type, precision, recall, drift, returned_nothing,
+    latency_ms, n_returned, n_correct, n_unexpected, n_forbidden, n_missing, failures`` (messages
+    joined with `` | ``).
+    """
+    rows = []
+    for o in view.outcomes:
+        rows.append(
+            {
+                "display_name": o.display_name,
+                "run_id": o.run_id,
+                "passed": o.passed,
+                "pass_type": o.pass_type,
+                "precision": o.precision,
+                "recall": o.recall,
+                "drift": o.drift,
+                "returned_nothing": o.returned_nothing,
+                "latency_ms": o.latency_ms,
+                "n_returned": sum(len(t.returned) for t in o.tiers),
+                **{f"n_{cls}": sum(len(getattr(t, cls)) for t in o.tiers) for cls in ID_CLASSES},
+                "failures": " | ".join(o.failures),
+            }
+        )
+    columns = [
+        "display_name",
+        "run_id",
+        "passed",
+        "pass_type",
+        "precision",
+        "recall",
+        "drift",
+        "returned_nothing",
+        "latency_ms",
+        "n_returned",
+        *(f"n_{cls}" for cls in ID_CLASSES),
+        "failures",
+    ]
+    frame = pd.DataFrame(rows, columns=columns)
+    for col in ("precision", "recall", "drift", "latency_ms"):
+        frame[col] = frame[col].astype("float64")
+    return frame
+
+
+def case_keys(fixture: PmbFixture, benchmark: Benchmark) -> tuple[str, ...]:
+    """Case keys of one suite in fixture order (session: every turn of every session case)."""
+    if benchmark == "pmb-single-turn":
+        return tuple(case_key(c.case_id) for c in fixture.cases)
+    return tuple(case_key(s.case_id, t.turn_index) for s in fixture.session_cases for t in s.turns)

@@ -240,3 +240,71 @@ def session_latency(runs: Sequence[PmbRun]) -> pd.DataFrame:
     for col in ("session_p50_ms", "single_turn_p50_ms", "ratio"):
         frame[col] = frame[col].astype("float64")
     return frame
+
+
+def turn_labels(fixture: PmbFixture) -> dict[tuple[str, int], str]:
+    """Axis label of every session turn, in fixture order: ``<turn index> · <label>``.
+
+    Turns of the second and later session cases get `` (case k)`` appended (``k`` = 1-based
+    position of the case in the fixture), so every label is unique on a shared axis.
+    """
+    out: dict[tuple[str, int], str] = {}
+    for k, session in enumerate(fixture.session_cases, start=1):
+        suffix = "" if k == 1 else f" (case {k})"
+        for turn in session.turns:
+            out[(session.case_id, turn.turn_index)] = f"{turn.turn_index} · {turn.label}{suffix}"
+    return out
+
+
+def turn_latency(runs: Sequence[PmbRun], fixture: PmbFixture) -> pd.DataFrame:
+    """Per session run and turn: latency next to the run's single-turn p50 (same display name).
+
+    ``ratio = latency_ms / single_turn_p50_ms``: how many times slower the turn was than the
+    provider's typical single-turn retrieval; NaN without a single-turn partner. Rows in
+    :func:`drift_timeline` order. Columns: ``display_name, case_id, turn_index, turn, latency_ms,
+    single_turn_p50_ms, ratio`` (``turn`` = :func:`turn_labels` label).
+    """
+    timeline = label_turns(drift_timeline(runs, fixture), fixture)
+    p50 = session_latency(runs).set_index("display_name")["single_turn_p50_ms"]
+    frame = timeline[["display_name", "case_id", "turn_index", "turn", "latency_ms"]].copy()
+    frame["single_turn_p50_ms"] = frame["display_name"].map(p50).astype("float64")
+    frame["ratio"] = frame["latency_ms"] / frame["single_turn_p50_ms"]
+    return frame
+
+
+def label_turns(frame: pd.DataFrame, fixture: PmbFixture) -> pd.DataFrame:
+    """``frame`` (with ``case_id`` and ``turn_index`` columns) with a ``turn`` axis label inserted after ``turn_index``.
+
+    Labels come from :func:`turn_labels`; a turn the fixture does not have is refused with its key.
+    """
+    labels = turn_labels(fixture)
+    turn = []
+    for c, t in zip(frame["case_id"], frame["turn_index"], strict=True):
+        key = (str(c), int(t))
+        if key not in labels:
+            raise ValueError(f"turn ({c!r}, {t}) is not in the session fixture")
+        turn.append(labels[key])
+    out = frame.copy()
+    out.insert(list(out.columns).index("turn_index") + 1, "turn", turn)
+    return out
+
+
+def returned_nothing_summary(timeline: pd.DataFrame) -> pd.DataFrame:
+    """Per provider of a :func:`drift_timeline`: how many turns came back empty.
+
+    Columns: ``display_name, turns, returned_nothing, required_missing`` (empty turns where a required
+    belief went missing), in timeline order; only providers with at least one empty turn.
+    """
+    rows = []
+    for name, group in timeline.groupby("display_name", sort=False):
+        empty = int(group["returned_nothing"].sum())
+        if empty:
+            rows.append(
+                {
+                    "display_name": name,
+                    "turns": len(group),
+                    "returned_nothing": empty,
+                    "required_missing": int((group["status"] == STATUS_EMPTY_MISSING).sum()),
+                }
+            )
+    return pd.DataFrame(rows, columns=["display_name", "turns", "returned_nothing", "required_missing"])

@@ -15,11 +15,14 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from memeval_core.pmb.run import PmbRun
 
-Quality = Literal["pass_rate", "mean_precision", "mean_recall"]
-QUALITIES: tuple[Quality, ...] = ("pass_rate", "mean_precision", "mean_recall")
+Quality = Literal["pass_rate", "mean_precision", "mean_recall", "active_retrieval"]
+QUALITIES: tuple[Quality, ...] = ("pass_rate", "mean_precision", "mean_recall", "active_retrieval")
+"""``active_retrieval`` is the count of active-retrieval passes, the only pass a system cannot get by
+returning everything or nothing; the others are the run's aggregate ratios."""
 
 
 @dataclass(frozen=True)
@@ -52,14 +55,41 @@ def pareto_front(points: Sequence[ParetoPoint]) -> tuple[ParetoPoint, ...]:
 
 
 def quality_latency_points(runs: Sequence[PmbRun], quality: Quality = "pass_rate") -> tuple[ParetoPoint, ...]:
-    """One point per run: x = p50 latency, y = the chosen quality; runs lacking either are left out."""
+    """One point per run: x = p50 latency, y = the chosen quality; runs lacking either are left out.
+
+    Qualities: ``pass_rate``, ``mean_precision``, ``mean_recall`` (aggregate ratios) and
+    ``active_retrieval`` (number of active-retrieval passes).
+    """
     if quality not in QUALITIES:
         raise ValueError(f"quality must be one of {QUALITIES}, got {quality!r}")
     out = []
     for run in runs:
         agg = run.aggregate
-        y = {"pass_rate": agg.pass_rate, "mean_precision": agg.mean_precision, "mean_recall": agg.mean_recall}[quality]
+        y = {
+            "pass_rate": agg.pass_rate,
+            "mean_precision": agg.mean_precision,
+            "mean_recall": agg.mean_recall,
+            "active_retrieval": float(agg.pass_types["active_retrieval"]),
+        }[quality]
         if agg.latency.p50_ms is None or y is None:
             continue
         out.append(ParetoPoint(run.identity.display_name, agg.latency.p50_ms, y))
     return tuple(out)
+
+
+def pareto_frame(points: Sequence[ParetoPoint]) -> pd.DataFrame:
+    """Every point with its Pareto status, for the scatter and its download.
+
+    Columns: ``name, x, y, on_front`` (True for the points :func:`pareto_front` keeps); rows sorted
+    by x, then y descending, then name.
+    """
+    front = {(p.name, p.x, p.y) for p in pareto_front(points)}
+    ordered = sorted(points, key=lambda p: (p.x, -p.y, p.name))
+    frame = pd.DataFrame(
+        [{"name": p.name, "x": p.x, "y": p.y, "on_front": (p.name, p.x, p.y) in front} for p in ordered],
+        columns=["name", "x", "y", "on_front"],
+    )
+    frame["x"] = frame["x"].astype("float64")
+    frame["y"] = frame["y"].astype("float64")
+    frame["on_front"] = frame["on_front"].astype(bool)
+    return frame

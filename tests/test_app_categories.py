@@ -1,0 +1,148 @@
+"""The categories page, driven through URL query parameters over the public PMB data (Streamlit AppTest)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+from memeval_core.pmb.ingest import load_pmb
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+PAGE = "pages/categories.py"
+RANKED = [
+    "tenure",
+    "gbrain",
+    "supermemory",
+    "yourmemory",
+    "qwen3 (vector)",
+    "vector",
+    "vector (nomic)",
+    "atomicmemory",
+    "zep",
+    "hindsight",
+    "mem0",
+    "a-mem",
+    "agentmemory",
+]
+
+
+@pytest.fixture(autouse=True)
+def pmb_env(pmb_results: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The app reads the public PMB data."""
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(pmb_results))
+    monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
+    return pmb_results
+
+
+@pytest.fixture
+def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """Bytes handed to every download button, by file name."""
+    seen: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(
+        self: MemoryMediaFileStorage, data: str | bytes, mimetype: str, kind: Any, filename: str | None = None
+    ) -> str:
+        if filename is not None and isinstance(data, bytes):
+            seen[filename] = data
+        return original(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return seen
+
+
+def run_app(**query: str) -> AppTest:
+    """The categories page after its first run with the given URL query parameters."""
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def specs(at: AppTest) -> list[dict[str, Any]]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_heatmap_categories_in_benchmark_order_with_pass_rates(pmb_results: Path) -> None:
+    fixture = load_pmb(pmb_results / "test-results", pmb_results / "fixtures").fixture
+    assert fixture is not None
+    (heat,) = specs(run_app())[0]["data"]
+    assert heat["type"] == "heatmap"
+    assert heat["x"] == list(fixture.category_order)
+    assert heat["x"][:3] == ["Alias resolution", "Scope disambiguation", "Fuzzy matching and prefix guards"]
+    assert heat["y"] == RANKED
+    z = dict(zip(heat["y"], heat["z"], strict=True))
+    assert z["tenure"] == [1.0] * 13
+    assert z["gbrain"][:3] == pytest.approx([3 / 23, 9 / 12, 2 / 7])
+    assert heat["text"][1][:3] == ["0.13", "0.75", "0.29"]
+    assert (heat["zmin"], heat["zmax"]) == (0, 1)
+
+
+def test_metric_from_the_url(downloads: dict[str, bytes]) -> None:
+    at = run_app(metric="mean precision")
+    assert at.segmented_control(key="metric").value == "mean precision"
+    (heat,) = specs(at)[0]["data"]
+    z = dict(zip(heat["y"], heat["z"], strict=True))
+    # Precision is undefined (an empty cell) where nothing was expected and nothing returned.
+    undefined = [6, 8, 11, 12]  # persona prelude, supersession, cross-user isolation, cold start
+    assert [i for i, v in enumerate(z["tenure"]) if v is None] == undefined
+    assert all(heat["text"][0][i] == "" for i in undefined)
+    assert all(v == 1.0 for v in z["tenure"] if v is not None)
+    # mem0 returns almost everything: precision near zero wherever it is defined.
+    assert z["mem0"][0] == pytest.approx(0.097631, abs=1e-6)
+    assert all(v is None or v < 0.12 for v in z["mem0"])
+    csv = pd.read_csv(io.BytesIO(downloads["memeval-categories-pmb-single-turn-mean_precision.csv"]))
+    assert list(csv["display_name"]) == RANKED
+    assert list(csv.columns[1:]) == heat["x"]
+    assert csv.loc[csv["display_name"] == "mem0", "Alias resolution"].iloc[0] == pytest.approx(z["mem0"][0])
+
+
+def test_session_heatmap() -> None:
+    (heat,) = specs(run_app(benchmark="pmb-session"))[0]["data"]
+    assert heat["x"] == ["Session-level noise isolation"]
+    assert len(heat["y"]) == 11
+    z = dict(zip(heat["y"], heat["z"], strict=True))
+    assert z["tenure"] == [1.0]
+    assert z["gbrain"] == [pytest.approx(1 / 12)]
+
+
+def test_pass_quality_bars_and_reference_lines() -> None:
+    at = run_app()
+    bars = specs(at)[1]
+    by_type = {t["name"]: t["y"] for t in bars["data"]}
+    assert bars["data"][0]["x"] == RANKED
+    assert by_type["active retrieval"][:3] == [43, 5, 4]
+    assert by_type["structural"][:2] == [25, 20]
+    assert by_type["trivially empty"][:2] == [9, 9]
+    lines = sorted((s["y0"], s["line"]["dash"]) for s in bars["layout"]["shapes"])
+    assert lines == [(1, "dot"), (22, "dash")]
+    notes = {a["text"] for a in bars["layout"]["annotations"]}
+    assert notes == {"returns nothing: 22", "returns everything: 1"}
+    text = " ".join(m.value for m in at.markdown)
+    assert "A system that returns nothing passes 22 of 77 (0 active, 15 structural, 7 trivially empty)" in text
+    assert "one that returns everything passes 1 of 77" in text
+    assert "assumed satisfied for the references; 8 of their passes rest on that" in text
+
+
+def test_tables_and_downloads(downloads: dict[str, bytes]) -> None:
+    at = run_app()
+    quality, refs = (d.value for d in at.dataframe)
+    assert list(quality["display_name"]) == RANKED
+    assert (quality["active_retrieval"] + quality["structural"] + quality["trivially_empty"] == quality["passed"]).all()
+    assert list(refs["name"]) == ["returns nothing", "returns everything"]
+    assert list(refs["passed"]) == [22, 1]
+    saved = json.loads(downloads["memeval-reference-systems-pmb-single-turn.json"])
+    assert [r["passed"] for r in saved] == [22, 1]
+    saved_quality = pd.read_csv(io.BytesIO(downloads["memeval-pass-quality-pmb-single-turn.csv"]))
+    assert list(saved_quality.columns) == list(quality.columns)
+    assert list(saved_quality["passed"]) == list(quality["passed"])
