@@ -23,6 +23,8 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("pages/case.py", "Case", ":material/search:"),
     ("pages/qa_leaderboard.py", "QA leaderboard", ":material/quiz:"),
     ("pages/judges.py", "Judges", ":material/gavel:"),
+    ("pages/upload.py", "Upload", ":material/upload_file:"),
+    ("pages/publish.py", "Publish", ":material/publish:"),
 )
 
 st.set_page_config(page_title="memeval", page_icon=":material/leaderboard:", layout="wide")

@@ -60,6 +60,27 @@ def free_port() -> int:
         return port
 
 
+@pytest.fixture
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A local Hugging Face Hub stand-in, with HF_ENDPOINT, a temporary HF_HOME and HF_TOKEN pointing at it."""
+    from huggingface_hub import constants
+
+    from tests.hub_standin import HUB_TOKEN, HubStandIn
+
+    home = tmp_path / "hf_home"
+    with HubStandIn(HUB_TOKEN) as standin:
+        monkeypatch.setenv("HF_ENDPOINT", standin.url)
+        monkeypatch.setenv("HF_HOME", str(home))
+        monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+        monkeypatch.setenv("HF_TOKEN", HUB_TOKEN)
+        # huggingface_hub reads these at import time; the module is already imported here.
+        monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
+        monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)  # the stand-in speaks git LFS, not Xet
+        monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(home / "token"))
+        monkeypatch.setattr(constants, "HF_STORED_TOKENS_PATH", str(home / "stored_tokens"))
+        yield standin
+
+
 @pytest.fixture(scope="session")
 def chromium() -> dict[str, Any]:
     """Playwright launch options for Debian's chromium, installed with apt when absent (tests run as root).

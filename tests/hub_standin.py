@@ -40,6 +40,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import yaml
 
+HUB_TOKEN = "hf_" + "StandInToken" * 3
+"""The token the stand-in accepts in tests (fake; the shape of a real one so leak scans would catch it)."""
+
 GITATTRIBUTES = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n*.bin filter=lfs diff=lfs merge=lfs -text\n"
 """What the stand-in puts into every new repo, like the Hub's default ``.gitattributes``."""
 LFS_THRESHOLD = 10 * 1024 * 1024

@@ -9,27 +9,25 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from huggingface_hub import constants
 
 from memeval_core.cli_publish import build_parser, register
 from memeval_core.cli_publish import main as publish_main
 from memeval_core.export import space
 from memeval_core.export.hub import PushError, git_blob_sha1, push_space
 from memeval_core.export.models import Leaderboard, dumps, fingerprint
-from tests.hub_standin import GITATTRIBUTES, HubStandIn
+from tests.hub_standin import GITATTRIBUTES, HUB_TOKEN, HubStandIn
 from tests.test_export_models import doc, pmb_row
 
 # huggingface_hub's LFS upload passes raw bytes as `data=`, which httpx2 deprecates; not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore:Use 'content=<...>':DeprecationWarning")
 
 ROOT = Path(__file__).resolve().parents[1]
-TOKEN = "hf_" + "StandInToken" * 3
+TOKEN = HUB_TOKEN
 SPACE = "standin-user/memeval-board"
 DATASET = "standin-user/memeval-details"
 
@@ -60,23 +58,6 @@ def digest(directory: Path) -> dict[str, str]:
         for p in sorted(directory.rglob("*"))
         if p.is_file()
     }
-
-
-@pytest.fixture
-def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubStandIn]:
-    """The stand-in, with HF_ENDPOINT, a temporary HF_HOME and HF_TOKEN pointing at it."""
-    home = tmp_path / "hf_home"
-    with HubStandIn(TOKEN) as standin:
-        monkeypatch.setenv("HF_ENDPOINT", standin.url)
-        monkeypatch.setenv("HF_HOME", str(home))
-        monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
-        monkeypatch.setenv("HF_TOKEN", TOKEN)
-        # huggingface_hub reads these at import time; the module is already imported here.
-        monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
-        monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)  # the stand-in speaks git LFS, not Xet
-        monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(home / "token"))
-        monkeypatch.setattr(constants, "HF_STORED_TOKENS_PATH", str(home / "stored_tokens"))
-        yield standin
 
 
 @pytest.fixture

@@ -1,0 +1,122 @@
+"""Publish: preview the export, compare it with the last one, and push it to a Hugging Face Space."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from memeval_core.export.hub import PushError, push_space
+from memeval_core.export.writer import LEADERBOARD_FILE, ExportError, diff_exports, export
+from memeval_core.sources import PROJECT_ROOT
+from pages import ui
+
+# Where `python -m memeval_core export` writes by default; MEMEVAL_EXPORT_DIR points elsewhere.
+EXPORT_DIR = Path(os.environ.get("MEMEVAL_EXPORT_DIR") or PROJECT_ROOT / "hf_export")
+
+st.title("Publish")
+if os.environ.get("MEMEVAL_READ_ONLY") == "1":
+    st.info("This app runs read-only (a published Space): publishing is done from a memeval checkout.")
+    st.stop()
+
+loaded = ui.load_current()
+if not loaded.runs:
+    ui.empty_state(loaded)
+    st.stop()
+
+st.caption(
+    "Builds the export exactly as `python -m memeval_core export` would, shows what would be published and "
+    "what changed since the last export in `hf_export/`, then pushes it as one commit named by its fingerprint."
+)
+
+
+@st.cache_data(show_spinner="Building the export…", max_entries=4)
+def build_preview(results: str, fingerprint: str) -> tuple[str, str]:
+    """Export into a fresh scratch folder; returns (folder, error). Cached per results fingerprint."""
+    out = Path(tempfile.mkdtemp(prefix="memeval-publish-")) / "export"
+    try:
+        export(Path(results), out)
+    except ExportError as exc:
+        return "", str(exc)
+    return str(out), ""
+
+
+results = ui.results_root()
+preview_dir, error = build_preview(str(results), ui.fingerprint(results))
+if error:
+    st.error(f"The export cannot be built: {error}")
+    st.stop()
+preview = Path(preview_dir)
+board = json.loads((preview / LEADERBOARD_FILE).read_text(encoding="utf-8"))
+
+st.subheader("What would be published")
+left, right = st.columns(2)
+with left:
+    st.markdown(f"**leaderboard.json** · fingerprint `{board['fingerprint'][:16]}…`")
+    st.json(board, expanded=1)
+with right:
+    st.markdown("**README.md** (the Space card)")
+    st.code((preview / "README.md").read_text(encoding="utf-8"), language="markdown")
+
+st.subheader("Changes since the last export")
+diff = diff_exports(EXPORT_DIR, preview)
+if diff.old_fingerprint == diff.new_fingerprint:
+    st.success("Same fingerprint as the last export in hf_export/: publishing would change nothing.")
+else:
+    st.write(
+        f"Last export: `{(diff.old_fingerprint or 'none')[:16]}`; this one: `{diff.new_fingerprint[:16]}`. "
+        f"{len(diff.rows_added)} row(s) added, {len(diff.rows_removed)} removed, {len(diff.rows_changed)} changed; "
+        f"{len(diff.files_added)} file(s) added, {len(diff.files_removed)} removed, {len(diff.files_changed)} changed."
+    )
+changes = pd.DataFrame(
+    [{"change": "added", "benchmark": b, "run_id": r, "display_name": n, "fields": ""} for b, r, n in diff.rows_added]
+    + [
+        {"change": "removed", "benchmark": b, "run_id": r, "display_name": n, "fields": ""}
+        for b, r, n in diff.rows_removed
+    ]
+    + [
+        {
+            "change": "changed",
+            "benchmark": c.benchmark,
+            "run_id": c.run_id,
+            "display_name": c.display_name,
+            "fields": ", ".join(c.fields),
+        }
+        for c in diff.rows_changed
+    ],
+    columns=["change", "benchmark", "run_id", "display_name", "fields"],
+)
+st.dataframe(changes, hide_index=True, width="stretch")
+ui.download_buttons(changes, "publish-changes", key="changes")
+if diff.readme_diff:
+    with st.expander("README.md diff"):
+        st.code(diff.readme_diff, language="diff")
+
+st.subheader("Push to a Hugging Face Space")
+space = st.text_input("Space (OWNER/NAME)", **ui.url_bound("space"))
+dataset = st.text_input("Details dataset (OWNER/NAME, optional)", **ui.url_bound("dataset"))
+# The token lives only in this browser session's widget state: never in the URL, logs or files.
+token = st.text_input(
+    "Hugging Face token",
+    type="password",
+    key="hf_token",
+    help="Kept for this session only. Empty: HF_TOKEN or your saved login.",
+)
+private = st.checkbox("Private Space", key="private")
+dry_run = st.checkbox("Dry run: list what would change, commit nothing", value=True, key="dry_run")
+if st.button("Push", type="primary", disabled=not space):
+    try:
+        if not dry_run:
+            export(results, EXPORT_DIR, secrets=[token] if token else [])
+        result = push_space(
+            EXPORT_DIR if not dry_run else preview, space, token or None, private, dry_run, dataset or None
+        )
+    except (PushError, ExportError) as exc:
+        st.error(str(exc))
+    else:
+        st.success(result.lines[0] if result.lines else "Done.")
+        st.code("\n".join(result.lines) or "(no changes)")

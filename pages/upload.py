@@ -1,0 +1,90 @@
+"""Upload: check new result files, see where they would rank, and save them only on confirmation."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from memeval_core import leaderboard
+from memeval_core.qa import leaderboard as qa_leaderboard
+from memeval_core.qa.locomo import find_locomo
+from memeval_core.store import DEFAULT_MAX_BYTES, add_files
+from memeval_core.upload import preview, validate_any
+from pages import ui
+
+st.title("Upload runs")
+if os.environ.get("MEMEVAL_READ_ONLY") == "1":
+    st.info(
+        "This app runs read-only (a published Space): add runs with `python -m memeval_core add FILE` in a checkout."
+    )
+    st.stop()
+
+loaded = ui.load_current()
+results = ui.results_root()
+max_mb = float(os.environ.get("MEMEVAL_MAX_UPLOAD_MB", DEFAULT_MAX_BYTES // (1024 * 1024)))
+st.caption(
+    "PMB reports, QA results of any supported format (mem0 eval, EverMemOS, MemoryBench, zep, cognitive-memory, "
+    "mflow, memeval's own run format) are checked here first. Nothing is saved until you confirm; saving writes "
+    f"a temporary file and renames it, so a crash never leaves half a file. Limit: {max_mb:g} MB per file."
+)
+
+files = st.file_uploader("Result files", accept_multiple_files=True, key="uploads", max_upload_size=int(max_mb))
+if not files:
+    st.info("Drop one or more result files to check them.")
+    st.stop()
+
+existing_pmb = leaderboard.rows(loaded.runs)
+datasets_dir = ui.datasets_root()
+qa_loaded = ui.load_qa_cached(
+    str(results), str(datasets_dir) if datasets_dir else None, ui.fingerprint(results, datasets_dir)
+)
+existing_qa = qa_leaderboard.rows(qa_loaded.runs)
+locomo = find_locomo(datasets_dir or results) if results.is_dir() else None
+datasets = locomo.parent if locomo is not None else None
+
+checked = []
+for f in files:
+    data = f.getvalue()
+    if len(data) > max_mb * 1024 * 1024:
+        st.error(f"{f.name}: {len(data):,} bytes is above the {max_mb:g} MB limit (MEMEVAL_MAX_UPLOAD_MB raises it).")
+        continue
+    checked.append((f.name, data, preview(f.name, data, loaded.fixture, existing_pmb, existing_qa, datasets)))
+
+for name, _, p in checked:
+    with st.container(border=True):
+        st.markdown(f"**{ui.md_escape(name)}** → would be stored as `{p.safe_name}`")
+        if not p.ok:
+            for err in p.errors:
+                st.error(f"{err.path}: {err.message}" + (f" — {err.hint}" if err.hint else ""))
+            continue
+        rows = pd.DataFrame(
+            [
+                {
+                    "display_name": r["display_name"],
+                    "benchmark": r["benchmark"],
+                    "provisional rank": f"{r['provisional_rank']} of {r['of']}",
+                    "passed" if p.kind == "pmb" else "accuracy": r["passed"] if p.kind == "pmb" else r["accuracy"],
+                    "status": ui.verification_badge(r["mismatches"]) if p.kind == "pmb" else (
+                        "publishable" if r["publishable"] else "diagnostic: " + "; ".join(r["not_publishable_because"])
+                    ),
+                }
+                for r in p.rows
+            ]
+        )  # fmt: skip
+        st.dataframe(rows, hide_index=True)
+        st.caption("Provisional: where the run would rank among the runs already loaded.")
+
+valid = [(name, data) for name, data, p in checked if p.ok]
+if valid and st.button(f"Save {len(valid)} valid file(s) to the results directory", type="primary"):
+    outcome = add_files(results, valid, validate_any(loaded.fixture, datasets), int(max_mb * 1024 * 1024))
+    for r in outcome:
+        if r.status == "stored":
+            st.success(f"{r.name}: saved as {Path(r.path or '').name}")
+        elif r.status == "duplicate":
+            st.info(f"{r.name}: already stored (same SHA-256), not saved twice.")
+        else:
+            st.error(f"{r.name}: {r.error}")
+    st.cache_data.clear()
