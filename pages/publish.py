@@ -110,11 +110,10 @@ private = st.checkbox("Private Space", key="private")
 dry_run = st.checkbox("Dry run: list what would change, commit nothing", value=True, key="dry_run")
 if st.button("Push", type="primary", disabled=not space):
     try:
+        result = push_space(preview, space, token or None, private, dry_run, dataset or None)
         if not dry_run:
+            # Only a successful push becomes "the last export": a failed one leaves hf_export/ as it was.
             export(results, EXPORT_DIR, secrets=[token] if token else [])
-        result = push_space(
-            EXPORT_DIR if not dry_run else preview, space, token or None, private, dry_run, dataset or None
-        )
     except (PushError, ExportError) as exc:
         st.error(str(exc))
     else:
