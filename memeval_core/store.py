@@ -11,17 +11,19 @@ that every reader ignores because it starts with a dot). A file whose bytes are 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from memeval_core.errors import IngestError
 
 UPLOADS = "uploads"
+LOCK_FILE = ".memeval-add.lock"
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 ALLOWED_SUFFIXES = (".json", ".jsonl", ".csv")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -120,7 +122,30 @@ def add_files(
     validate: Validator,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> list[AddResult]:
-    """Validate and store each (name, bytes); invalid files are rejected, duplicates skipped."""
+    """Validate and store each (name, bytes); invalid files are rejected, duplicates skipped.
+
+    Concurrent adders (two browser sessions, two CLI runs) take turns on a lock file, so the
+    duplicate check and the write are one step: the same bytes added twice at once are stored once.
+    """
+    results.mkdir(parents=True, exist_ok=True)
+    with _locked(results / LOCK_FILE):
+        return _add_files_locked(results, files, validate, max_bytes)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    # flock is released by the kernel when the holder dies, so a crash never leaves a stale lock.
+    with path.open("a") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _add_files_locked(
+    results: Path, files: Iterable[tuple[str, bytes]], validate: Validator, max_bytes: int
+) -> list[AddResult]:
     known = existing_hashes(results)
     out: list[AddResult] = []
     for name, data in files:

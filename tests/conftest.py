@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -102,11 +103,11 @@ def chromium() -> dict[str, Any]:
     return {"executable_path": str(CHROMIUM), "args": list(CHROMIUM_ARGS)}
 
 
-@pytest.fixture(scope="session")
-def streamlit_server(pmb_results: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of ``streamlit run app.py`` serving the public PMB data; stopped after the session."""
+@contextmanager
+def serve_app(results: Path, log_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run ``streamlit run app.py`` on a free port over ``results``; yields its base URL, stops it after."""
     port = free_port()
-    env = {**os.environ, "MEMEVAL_RESULTS": str(pmb_results)}
+    env = {**os.environ, "MEMEVAL_RESULTS": str(results), **(extra_env or {})}
     env.pop("MEMEVAL_FIXTURES", None)
     cmd = [
         sys.executable,
@@ -125,7 +126,7 @@ def streamlit_server(pmb_results: Path, tmp_path_factory: pytest.TempPathFactory
         "--server.fileWatcherType",
         "none",
     ]
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    log_path = log_dir / "server.log"
     # A log file rather than a pipe: an unread pipe would block the server once it fills.
     log = log_path.open("wb")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -154,3 +155,10 @@ def streamlit_server(pmb_results: Path, tmp_path_factory: pytest.TempPathFactory
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def streamlit_server(pmb_results: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of ``streamlit run app.py`` serving the public PMB data; stopped after the session."""
+    with serve_app(pmb_results, tmp_path_factory.mktemp("streamlit")) as url:
+        yield url

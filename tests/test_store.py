@@ -111,3 +111,19 @@ def test_validator_without_fixture(tmp_path: Path) -> None:
         validate("x.json", report)
     with pytest.raises(IngestError, match="not a result file memeval can read"):
         validate("x.json", b"{}")
+
+
+def test_same_bytes_added_concurrently_are_stored_once(tmp_path: Path) -> None:
+    data = b'{"run": "same"}'
+    outcomes: list[str] = []
+
+    def add() -> None:
+        outcomes.extend(r.status for r in add_files(tmp_path, [("r.json", data)], accept))
+
+    threads = [threading.Thread(target=add) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["duplicate"] * 7 + ["stored"]
+    assert [p.name for p in (tmp_path / "uploads").iterdir()] == ["r.json"]
