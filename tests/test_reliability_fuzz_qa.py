@@ -132,7 +132,7 @@ def broken(draw: st.DrawFn) -> tuple[str, str, bytes]:
     return fmt, rel, data
 
 
-@settings(max_examples=450, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=450, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(broken())
 def test_broken_qa_files_end_in_runs_or_typed_errors(tmp_path_factory: pytest.TempPathFactory, case: Any) -> None:
     fmt, rel, data = case
