@@ -30,8 +30,9 @@ lint: $(VENV)/.dev-deps
 test: lint
 	$(BIN)/python -m pytest
 
+# `make bench` runs every benchmark (several minutes); `make bench QUICK=1` only checks that they run.
 bench: $(VENV)/.dev-deps
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

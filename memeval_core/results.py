@@ -1,19 +1,184 @@
-"""One entry point for loading whatever a results directory holds.
+"""One entry point for loading whatever a results directory holds, with an on-disk cache for warm starts.
 
 A directory with a snapshot (an export's ``data/snapshot/``, see :mod:`memeval_core.pmb.snapshot`)
 is read from the snapshot; any other directory is scanned and re-scored from raw reports.
+
+Warm starts: a load of raw reports is cached on disk under ``$MEMEVAL_CACHE_DIR`` (default
+``$XDG_CACHE_HOME/memeval`` or ``~/.cache/memeval``; set it to ``off`` or an empty string to disable).
+An entry is keyed by
+
+    key = SHA-256( kind, SCORING_VERSION, code fingerprint, for each input folder: its absolute path and,
+                   over its visible files sorted by relative path, (relative path, size, mtime_ns) )
+
+where the code fingerprint is the same hash over memeval_core's own ``*.py`` files, so an entry written by
+other scoring code is never read. A changed, added, removed or touched file changes the key, and the
+cold path runs again. Files modified within :data:`RACY_WINDOW_NS` of the key computation bypass the
+cache (neither read nor written): a file rewritten twice within one timestamp tick with the same size
+would otherwise keep its old key (git's "racily clean" problem). A corrupt or unreadable entry is
+ignored and rebuilt; an unwritable cache folder only costs the warm start.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, Literal, TypeVar
 
+from memeval_core import SCORING_VERSION
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.snapshot import has_snapshot, read_snapshot
+from memeval_core.qa.ingest import QaLoad, load_qa
+
+CACHE_ENV = "MEMEVAL_CACHE_DIR"
+"""Environment variable naming the cache folder; ``off``, ``0`` or empty disables the cache."""
+CACHE_FORMAT = 1
+"""Layout version of a cache entry; part of the key."""
+RACY_WINDOW_NS = 2_000_000_000
+"""Inputs modified this recently (nanoseconds) are too fresh for a (size, mtime) key to be trusted."""
+_PAYLOAD = "payload.pickle"
+_CODE_ROOT = Path(__file__).resolve().parent
+
+DefaultCache = Literal["default"]
+T = TypeVar("T")
 
 
-def load_pmb_results(results: Path, fixtures: Path | None = None) -> PmbLoad:
-    """PMB runs of a results directory: from its snapshot if it has one, else from the raw reports."""
+def default_cache_dir() -> Path | None:
+    """The cache folder: ``$MEMEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/memeval``, else ``~/.cache/memeval``.
+
+    None when ``$MEMEVAL_CACHE_DIR`` is ``off``, ``0`` or empty (caching disabled).
+    """
+    chosen = os.environ.get(CACHE_ENV)
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "0", "off", "false", "no") else Path(chosen).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "memeval"
+
+
+def _visible_files(root: Path) -> Iterable[tuple[str, os.stat_result]]:
+    """(relative POSIX path, stat) of every visible file under root, sorted; hidden files and folders skipped."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            path = Path(dirpath) / name
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            yield path.relative_to(root).as_posix(), st
+
+
+def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -> None:
+    if root is None:
+        h.update(b"none\0")
+        return
+    h.update(f"dir\0{root.resolve()}\0".encode())
+    if not root.is_dir():
+        h.update(b"missing\0")
+        return
+    for rel, st in _visible_files(root):
+        if not rel.endswith(suffix):
+            continue
+        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        newest[0] = max(newest[0], st.st_mtime_ns)
+
+
+def input_fingerprint(kind: str, *dirs: Path | None, now_ns: int | None = None) -> str | None:
+    """The cache key of loading ``dirs`` as ``kind`` (see the module docstring); None when a file is too fresh."""
+    h = hashlib.sha256(f"memeval-cache\0{CACHE_FORMAT}\0{kind}\0{SCORING_VERSION}\0".encode())
+    newest = [0]
+    _hash_tree(h, _CODE_ROOT, [0], ".py")
+    for d in dirs:
+        _hash_tree(h, d, newest)
+    now = time.time_ns() if now_ns is None else now_ns
+    if newest[0] > now - RACY_WINDOW_NS:
+        return None
+    return h.hexdigest()
+
+
+def _entry_prefix(kind: str, results: Path) -> str:
+    return f"{kind}-{hashlib.sha256(str(results.resolve()).encode()).hexdigest()[:16]}-"
+
+
+def _read_entry(entry: Path) -> Any:
+    """The cached value, or None when the entry is missing or unreadable (then it is rebuilt)."""
+    try:
+        with (entry / _PAYLOAD).open("rb") as f:
+            return pickle.load(f)
+    except FileNotFoundError:
+        return None
+    except Exception:
+        # Any failure to read a cache entry (truncated, garbage, classes changed) only means a cold load.
+        shutil.rmtree(entry, ignore_errors=True)
+        return None
+
+
+def _write_entry(cache: Path, prefix: str, entry: Path, value: Any) -> None:
+    """Write atomically (a temp folder renamed into place); drop older entries of the same inputs."""
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
+        try:
+            with (tmp / _PAYLOAD).open("wb") as f:
+                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+            tmp.replace(entry)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        for old in cache.glob(prefix + "*"):
+            if old != entry:
+                shutil.rmtree(old, ignore_errors=True)
+    except OSError:
+        # An unwritable cache costs only the next warm start.
+        return
+
+
+def cached_load(
+    kind: str,
+    results: Path,
+    extra_dirs: tuple[Path | None, ...],
+    cold: Callable[[], T],
+    cache_dir: Path | DefaultCache | None = "default",
+) -> T:
+    """``cold()``, or its cached result when the inputs and the scoring code are unchanged since it was cached."""
+    cache = default_cache_dir() if cache_dir == "default" else cache_dir
+    if cache is None:
+        return cold()
+    key = input_fingerprint(kind, results, *extra_dirs)
+    if key is None:
+        return cold()
+    prefix = _entry_prefix(kind, results)
+    entry = cache / f"{prefix}{key[:32]}"
+    value = _read_entry(entry)
+    if value is not None:
+        hit: T = value
+        return hit
+    value = cold()
+    _write_entry(cache, prefix, entry, value)
+    return value
+
+
+def load_pmb_results(
+    results: Path, fixtures: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
+) -> PmbLoad:
+    """PMB runs of a results directory: from its snapshot if it has one, else from the raw reports (cached).
+
+    ``cache_dir``: ``"default"`` for :func:`default_cache_dir`, a folder, or None for no cache.
+    """
     if fixtures is None and has_snapshot(results):
         return read_snapshot(results)
-    return load_pmb(results, fixtures)
+    return cached_load("pmb", results, (fixtures,), lambda: load_pmb(results, fixtures), cache_dir)
+
+
+def load_qa_results(
+    results: Path, datasets: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
+) -> QaLoad:
+    """QA runs of a results directory (see :func:`memeval_core.qa.ingest.load_qa`), cached like PMB loads."""
+    return cached_load("qa", results, (datasets,), lambda: load_qa(results, datasets), cache_dir)

@@ -138,3 +138,24 @@ def test_bad_input_is_named() -> None:
         columns_from_arrow(pa.array(["a"]), pa.array([["a"]]))
     with pytest.raises(ValueError, match="must lie in"):
         RankedColumns(np.array([0, 1]), np.array([5]), np.array([0, 0]), np.zeros(0, dtype=np.int64), n_codes=2)
+
+
+def test_dictionary_encoded_arrow_uses_unified_indices() -> None:
+    # Retrieved and gold encoded with different dictionaries (as two Parquet columns read with read_dictionary).
+    r = pa.array(RETRIEVED, pa.list_(pa.string()))
+    g = pa.array(GOLD, pa.list_(pa.string()))
+    r_dict = pa.ListArray.from_arrays(r.offsets, pc_encode(r.flatten()))
+    g_dict = pa.ListArray.from_arrays(g.offsets, pc_encode(g.flatten()))
+    assert pa.types.is_dictionary(r_dict.type.value_type)
+    _check(hits_at_k(r_dict, g_dict, k=5))
+    columns = columns_from_arrow(r_dict, g_dict)
+    # Codes are indices into the unified dictionary: "a" in retrieved and in gold share one code.
+    assert columns.retrieved_codes[0] == columns.gold_codes[0]
+    assert columns.n_codes == len({i for ids in (*RETRIEVED, *GOLD) for i in ids})
+
+
+def pc_encode(values: pa.Array) -> pa.Array:
+    """Dictionary-encode flat ids."""
+    import pyarrow.compute as pc
+
+    return pc.dictionary_encode(values)

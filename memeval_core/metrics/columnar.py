@@ -23,9 +23,10 @@ list only for the few queries whose first ``k`` ids contain a repeat.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from operator import eq, itemgetter
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,8 @@ GoldSets = Sequence[Collection[str]]
 
 # Keys are query * n_codes + code in int64; stay well below 2**63.
 _KEY_LIMIT = 2**62
+# Up to this many gold ids per query, hits come from a padded (queries x k x gold) comparison.
+_PADDED_GOLD_LIMIT = 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -307,12 +310,98 @@ def _check_counts(n_retrieved: int, n_gold: int) -> None:
         raise ValueError(f"retrieved has {n_retrieved} queries but gold has {n_gold}: give one gold set per query")
 
 
+def _hash_codes(ids: list[Any], hashes: IntArray) -> tuple[IntArray, int] | None:
+    """Dense codes of Python ids from their hashes, verified exact; None for mixed id types or a hash collision.
+
+    One stable sort of the hashes groups equal hashes; the code of an id is its group's rank. Only ids whose
+    hash equals their sorted neighbour's are compared (``==``, in C), and equality is transitive, so a group
+    holding two different ids (a 64-bit hash collision) is always found; the caller then falls back to the
+    slower exact path.
+    """
+    kinds = set(map(type, ids))
+    if not (kinds <= {str} or kinds <= {int}):
+        return None
+    order = np.argsort(hashes, kind="stable")
+    ranked = hashes[order]
+    same = ranked[1:] == ranked[:-1]
+    left, right = order[:-1][same].tolist(), order[1:][same].tolist()
+    if not all(map(eq, map(ids.__getitem__, left), map(ids.__getitem__, right))):
+        return None
+    group = np.zeros(len(ids), dtype=np.int64)
+    np.cumsum(~same, out=group[1:])
+    codes = np.empty(len(ids), dtype=np.int64)
+    codes[order] = group
+    return codes, int(group[-1]) + 1 if len(ids) else 0
+
+
+def _codes_from_lists(
+    retrieved: RetrievedLists, gold: GoldSets, depth: int | None, full_lengths: IntArray, gold_lengths: IntArray
+) -> RankedColumns | None:
+    """Encode Python ids without a Python-level loop per id (:func:`_hash_codes`); None to use pyarrow instead.
+
+    Python computes ``hash`` in C and caches it on each string, so hashing is one cheap pass over the ids.
+    """
+    n = len(retrieved)
+    window_lengths = full_lengths if depth is None else np.minimum(full_lengths, depth)
+    windows: Iterable[Sequence[str]] = retrieved if depth is None else map(itemgetter(slice(0, depth)), retrieved)
+    n_window = int(window_lengths.sum())
+    ids = list(chain(chain.from_iterable(windows), chain.from_iterable(gold)))
+    try:
+        hashes = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
+    except TypeError:
+        return None  # unhashable ids: pyarrow names the problem
+    lengths = window_lengths
+    widen = np.zeros(n, dtype=np.bool_)
+    queries = np.zeros(0, dtype=np.int64)
+    if depth is not None:
+        # Windows that repeat a hash (a repeated id, or a harmless collision) are widened to their whole list.
+        # With at most ``depth`` ids per window, comparing every slot pair of a padded matrix beats sorting.
+        w_query, position = _segment_positions(window_lengths)
+        padded = np.zeros((n, depth), dtype=np.int64)
+        filled = np.zeros((n, depth), dtype=np.bool_)
+        padded[w_query, position] = hashes[:n_window]
+        filled[w_query, position] = True
+        for a in range(depth - 1):
+            for b in range(a + 1, depth):
+                widen |= filled[:, b] & (padded[:, a] == padded[:, b])
+        widen &= full_lengths > window_lengths
+        if widen.any():
+            queries = np.flatnonzero(widen)
+            extra = list(chain.from_iterable(retrieved[i] for i in queries.tolist()))
+            ids += extra
+            hashes = np.concatenate([hashes, np.fromiter(map(hash, extra), dtype=np.int64, count=len(extra))])
+    encoded = _hash_codes(ids, hashes)
+    if encoded is None:
+        return None
+    flat, n_codes = encoded
+    n_ids = n_window + int(gold_lengths.sum())
+    codes, gold_codes = flat[:n_window], flat[n_window:n_ids]
+    if len(queries):
+        lengths = np.where(widen, full_lengths, window_lengths)
+        w_query = np.repeat(np.arange(n, dtype=np.int64), window_lengths)
+        keep = ~widen[w_query]
+        e_query = np.repeat(queries, full_lengths[queries])
+        # A query is wholly from its window or wholly from its full list; a stable sort by query restores order.
+        order = np.argsort(np.concatenate([w_query[keep], e_query]), kind="stable")
+        codes = np.concatenate([codes[keep], flat[n_ids:]])[order]
+    return RankedColumns(
+        retrieved_offsets=_offsets(lengths),
+        retrieved_codes=codes,
+        gold_offsets=_offsets(gold_lengths),
+        gold_codes=gold_codes,
+        n_codes=max(n_codes, 1),
+    )
+
+
 def columns_from_lists(retrieved: RetrievedLists, gold: GoldSets, depth: int | None = None) -> RankedColumns:
     """Columnar form of per-query Python lists.
 
     ``retrieved[i]`` is query ``i``'s ranked ids (best first), ``gold[i]`` its relevant ids (any collection).
     With ``depth=k`` only each query's first ``k`` ids are converted (plus whole lists where those repeat an id),
     which is all that metrics at cutoff ``k`` need. Ids must be all strings (or all integers).
+
+    Codes come from the ids' Python hashes, verified exact, in C-level passes (:func:`_hash_codes`); other id
+    types (numpy scalars, mixed types) go through pyarrow, which names the problem.
     """
     _check_depth(depth)
     _check_counts(len(retrieved), len(gold))
@@ -320,9 +409,12 @@ def columns_from_lists(retrieved: RetrievedLists, gold: GoldSets, depth: int | N
         raise ValueError("retrieved and gold must be sequences of id collections, not strings")
     n = len(retrieved)
     full_lengths = np.fromiter(map(len, retrieved), dtype=np.int64, count=n)
+    gold_lengths = np.fromiter(map(len, gold), dtype=np.int64, count=n)
+    fast = _codes_from_lists(retrieved, gold, depth, full_lengths, gold_lengths)
+    if fast is not None:
+        return fast
     windows: Sequence[Sequence[str]] = retrieved if depth is None else [r[:depth] for r in retrieved]
     window_lengths = full_lengths if depth is None else np.minimum(full_lengths, depth)
-    gold_lengths = np.fromiter(map(len, gold), dtype=np.int64, count=n)
     window_values = _string_array(list(chain.from_iterable(windows)), "retrieved")
     gold_values = _string_array(list(chain.from_iterable(gold)), "gold")
 
@@ -339,11 +431,32 @@ def _arrow_lists(values: Any, name: str) -> tuple[IntArray, Any]:
     if not isinstance(values, pa.Array) or not (pa.types.is_list(values.type) or pa.types.is_large_list(values.type)):
         raise ValueError(f"{name} must be a pyarrow list array (list<string> or list<int>), got {type(values)}")
     lengths = pc.fill_null(pc.list_value_length(values), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    return lengths, _as_id_array(values.flatten(), f"{name} ids")
+    return lengths, values.flatten()
+
+
+def _shared_dictionary_codes(flat: Any, gold_flat: Any) -> tuple[Any, Any] | None:
+    """Dictionary-encoded ids (as Parquet dictionary pages read back): unified indices, no hashing per value.
+
+    ``unify_dictionaries`` maps both arrays onto one dictionary (work proportional to the dictionaries, not to
+    the values), so equal ids get equal indices, which are then used as codes directly.
+    """
+    if not (pa.types.is_dictionary(flat.type) and pa.types.is_dictionary(gold_flat.type)):
+        return None
+    if flat.type.value_type != gold_flat.type.value_type:
+        return None
+    if flat.type != gold_flat.type:
+        # Different index widths: widen both (a cast of the indices only; the dictionaries stay as they are).
+        target = pa.dictionary(pa.int64(), flat.type.value_type)
+        flat, gold_flat = flat.cast(target), gold_flat.cast(target)
+    unified = pa.chunked_array([flat, gold_flat]).unify_dictionaries()
+    return unified.chunk(0).indices, unified.chunk(1).indices
 
 
 def columns_from_arrow(retrieved: Any, gold: Any, depth: int | None = None) -> RankedColumns:
-    """Columnar form of two pyarrow list arrays (``list<string>`` or ``list<int>``, chunked or not).
+    """Columnar form of two pyarrow list arrays (``list<string>``, ``list<int>`` or ``list<dictionary<..>>``).
+
+    Dictionary-encoded ids (e.g. a Parquet column read with ``read_dictionary``) are not hashed again: both
+    dictionaries are unified and the indices are the codes.
 
     A null retrieved list counts as nothing retrieved; a null gold list as no gold. ``depth`` as in
     :func:`columns_from_lists`: only the first ``depth`` ids of each list are hashed.
@@ -351,7 +464,12 @@ def columns_from_arrow(retrieved: Any, gold: Any, depth: int | None = None) -> R
     _check_depth(depth)
     full_lengths, flat = _arrow_lists(retrieved, "retrieved")
     gold_lengths, gold_flat = _arrow_lists(gold, "gold")
-    return _from_flat_arrays(full_lengths, flat, gold_lengths, gold_flat, depth)
+    shared = _shared_dictionary_codes(flat, gold_flat)
+    if shared is not None:
+        flat, gold_flat = shared
+    return _from_flat_arrays(
+        full_lengths, _as_id_array(flat, "retrieved ids"), gold_lengths, _as_id_array(gold_flat, "gold ids"), depth
+    )
 
 
 def columns_from_flat(
@@ -452,14 +570,25 @@ def top_k_hits(columns: RankedColumns, k: int) -> TopKHits:
         gold_keys = gold_keys[np.concatenate([[True], gold_keys[1:] != gold_keys[:-1]])]
     n_gold = np.bincount(gold_keys // width, minlength=n).astype(np.int64)
 
-    kept_keys = keys[keep]
-    slot = np.searchsorted(gold_keys, kept_keys)
-    is_hit = np.zeros(len(kept_keys), dtype=np.bool_)
-    inside = slot < len(gold_keys)
-    is_hit[inside] = gold_keys[slot[inside]] == kept_keys[inside]
-
-    hits = np.zeros((n, k), dtype=np.bool_)
-    hits[query[keep], rank[keep] - 1] = is_hit
+    gold_lengths = np.diff(columns.gold_offsets)
+    max_gold = int(gold_lengths.max()) if n else 0
+    if max_gold <= _PADDED_GOLD_LIMIT:
+        # Small gold sets: compare each top-k slot with each gold slot of its query (n x k x max_gold equalities),
+        # which beats a binary search of every kept id in the sorted gold keys.
+        top = np.full((n, k), -1, dtype=np.int64)
+        top[query[keep], rank[keep] - 1] = columns.retrieved_codes[keep]
+        _, gold_position = _segment_positions(gold_lengths)
+        padded = np.full((n, max(max_gold, 1)), -2, dtype=np.int64)
+        padded[gold_query, gold_position] = columns.gold_codes
+        hits = (top[:, :, None] == padded[:, None, :]).any(axis=2)
+    else:
+        kept_keys = keys[keep]
+        slot = np.searchsorted(gold_keys, kept_keys)
+        is_hit = np.zeros(len(kept_keys), dtype=np.bool_)
+        inside = slot < len(gold_keys)
+        is_hit[inside] = gold_keys[slot[inside]] == kept_keys[inside]
+        hits = np.zeros((n, k), dtype=np.bool_)
+        hits[query[keep], rank[keep] - 1] = is_hit
     n_retrieved = np.bincount(query[keep], minlength=n).astype(np.int64)
     return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_retrieved)
 

@@ -16,7 +16,7 @@ taken from the report's own failure list and marked as such.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 
 from memeval_core.pmb.models import BeliefsExpect, IdsExpect, RetrievalCase
@@ -25,9 +25,15 @@ PERSONA_PREFIX = "personaPrelude"
 _HARNESS_TAG = re.compile(r"^\[[^\]]+\] ")
 
 
+# Shared empty expectations: the models are frozen, and building defaults per case copies their lists.
+NO_BELIEFS_EXPECT = BeliefsExpect()
+NO_IDS_EXPECT = IdsExpect()
+
+
 def normalize_failure(message: str) -> str:
     """A failure message without the ``[provider] `` tag some harness variants put in front."""
-    return _HARNESS_TAG.sub("", message, count=1)
+    # Most messages carry no tag; the regex only runs on those that could.
+    return _HARNESS_TAG.sub("", message, count=1) if message.startswith("[") else message
 
 
 def unique(ids: Iterable[str]) -> list[str]:
@@ -91,9 +97,9 @@ def check_tier(expect: IdsExpect, returned: set[str], missing: str, forbidden: s
     ]
 
 
-def gold_relevant(case: RetrievalCase, pinned_in_seed: set[str]) -> list[str]:
+def gold_relevant(case: RetrievalCase, pinned_in_seed: Set[str]) -> list[str]:
     """The gold relevant set G the harness scores precision and recall against."""
-    rb = case.expect.relevant_beliefs or BeliefsExpect()
+    rb = case.expect.relevant_beliefs or NO_BELIEFS_EXPECT
     if rb.should_only_include is not None:
         return unique(rb.should_only_include)
     return unique(i for i in rb.must_include if i not in pinned_in_seed)
@@ -105,27 +111,31 @@ def check_case(
     relevant: Sequence[str],
     questions: Sequence[str],
     stated_failures: Sequence[str],
-    pinned_in_seed: set[str],
+    pinned_in_seed: Set[str],
 ) -> CaseCheck:
     """Re-derive one case from the returned ids of its three tiers."""
     relevant = unique(relevant)
     pinned_set, question_set = set(pinned), set(questions)
     union = pinned_set | set(relevant)
     exp = case.expect
-    failures = check_relevant(exp.relevant_beliefs or BeliefsExpect(), relevant, union)
+    failures = check_relevant(exp.relevant_beliefs or NO_BELIEFS_EXPECT, relevant, union)
     failures += check_tier(
-        exp.pinned_facts or IdsExpect(),
+        exp.pinned_facts or NO_IDS_EXPECT,
         pinned_set,
         "missing pinned belief",
         "forbidden belief in pinnedFacts",
     )
     failures += check_tier(
-        exp.open_questions or IdsExpect(),
+        exp.open_questions or NO_IDS_EXPECT,
         question_set,
         "missing expected question",
         "forbidden question surfaced",
     )
-    persona = tuple(f for f in map(normalize_failure, stated_failures) if f.startswith(PERSONA_PREFIX))
+    persona = tuple(
+        f
+        for f in (normalize_failure(m) for m in stated_failures if PERSONA_PREFIX in m)
+        if f.startswith(PERSONA_PREFIX)
+    )
 
     gold = gold_relevant(case, pinned_in_seed)
     hits = len(set(gold) & set(relevant))
@@ -137,7 +147,7 @@ def check_case(
         precision = hits / len(relevant)
     recall = None if not gold else hits / len(gold)
 
-    required_pinned = unique((exp.pinned_facts or IdsExpect()).must_include)
+    required_pinned = unique((exp.pinned_facts or NO_IDS_EXPECT).must_include)
     pinned_coverage = (
         None if not required_pinned else sum(1 for i in required_pinned if i in pinned_set) / len(required_pinned)
     )

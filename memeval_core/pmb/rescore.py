@@ -80,6 +80,7 @@ class ScoredCase:
 def rescore_single_turn(report: SingleTurnReport, fixture: PmbFixture) -> tuple[ScoredCase, ...]:
     """Re-derive every case of a single-turn report (case ids must exist in the fixture)."""
     out: list[ScoredCase] = []
+    pinned_in_seed = fixture.pinned_in_seed
     for e in report.cases:
         case = fixture.case_by_id[e.case_id]
         chk = check_case(
@@ -88,7 +89,7 @@ def rescore_single_turn(report: SingleTurnReport, fixture: PmbFixture) -> tuple[
             e.relevant_beliefs,
             e.retrieved_questions,
             e.failures,
-            set(fixture.pinned_in_seed),
+            pinned_in_seed,
         )
         out.append(
             ScoredCase(

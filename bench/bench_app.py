@@ -1,0 +1,277 @@
+"""The app at scale: page run times (AppTest) and time to a visible leaderboard in headless Chromium.
+
+Two results directories, side by side in one run: the public PMB data (13 single-turn + 11 session runs) and a
+synthetic one (``RUNS`` single-turn runs x ``ITEMS`` cases: the real fixture's 77 cases cloned under new ids,
+the real baseline reports' entries copied onto every clone with seeded latencies). For each directory:
+
+- the first start of the app in a fresh process (load from the on-disk cache, or cold the very first time);
+- AppTest run time of the leaderboard, categories and compare pages with the data already in memory (what a
+  click costs), each page in a fresh AppTest;
+- ``streamlit run app.py`` in headless Chromium: time from navigation until the leaderboard table is visible
+  and the script has finished, and the server's peak resident memory (``VmHWM``).
+
+Ratios are synthetic / public for the same page. The full issue size (1,000 runs x 2,000 items) is not run
+here: see docs/PERFORMANCE.md for why and for the sizes that were.
+
+    python -m bench.bench_app [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bench.common import ROOT, SHARED_DATA, parse_args, ratio, report, run_python
+
+PMB_DIR = SHARED_DATA / "precisionmembench"
+PAGES = ("pages/leaderboard.py", "pages/categories.py", "pages/compare.py")
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+TABLE = '[data-testid="stDataFrame"]'
+OLD_NS = 1_700_000_000 * 10**9
+SEED = 20260601
+
+APPTEST_CHILD = """
+import time
+from streamlit.testing.v1 import AppTest
+t0 = time.perf_counter()
+at = AppTest.from_file("app.py", default_timeout=3600)
+at.run()
+t1 = time.perf_counter()
+pages = {{}}
+for page in {pages!r}:
+    best = None
+    for _ in range({repeat}):
+        fresh = AppTest.from_file("app.py", default_timeout=3600)
+        fresh.switch_page(page)
+        s = time.perf_counter()
+        fresh.run()
+        took = time.perf_counter() - s
+        best = took if best is None else min(best, took)
+        errors = [str(e.message)[:300] for e in fresh.exception]
+    pages[page] = dict(seconds=best, exceptions=errors)
+RESULT = dict(first_start_s=t1 - t0, pages=pages)
+"""
+
+
+def make_results(out: Path, runs: int, items: int) -> None:
+    """Fixture with ``items`` cases (clones of the real 77) and ``runs`` single-turn reports covering them all."""
+    rng = random.Random(SEED)
+    fixtures = out / "fixtures"
+    fixtures.mkdir(parents=True)
+    cases = orjson.loads((PMB_DIR / "fixtures" / "retrieval.cases.json").read_bytes())
+    clones = []
+    for j in range(items):
+        c = dict(cases[j % len(cases)])
+        c["caseId"] = f"{c['caseId']}~{j // len(cases)}"
+        clones.append(c)
+    (fixtures / "retrieval.cases.json").write_bytes(orjson.dumps(clones))
+    for name in ("session-retrieval.cases.json", "beliefs.seed.json"):
+        shutil.copyfile(PMB_DIR / "fixtures" / name, fixtures / name)
+    bases = []
+    for p in sorted((PMB_DIR / "test-results").rglob("*.json")):
+        doc = orjson.loads(p.read_bytes())
+        if doc.get("cases") and "turnIndex" not in doc["cases"][0]:
+            bases.append(doc)
+    for i in range(runs):
+        base = bases[i % len(bases)]
+        by_id = {e["caseId"]: e for e in base["cases"]}
+        entries = []
+        for c in clones:
+            e = dict(by_id[c["caseId"].split("~")[0]])
+            e["caseId"] = c["caseId"]
+            e["retrievalLatencyMs"] = round(rng.uniform(5, 900), 2)
+            entries.append(e)
+        doc = {k: v for k, v in base.items() if k not in ("cases", "ingestion")}
+        doc["provider"] = f"sys{i:04d}"
+        doc["cases"] = entries
+        folder = out / "runs" / f"run{i:04d}"
+        folder.mkdir(parents=True)
+        (folder / f"retrieval-report-sys{i:04d}.json").write_bytes(orjson.dumps(doc))
+    for p in out.rglob("*"):
+        os.utime(p, ns=(OLD_NS, OLD_NS))
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _vm_hwm_mib(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def browser(results: Path, env: dict[str, str], timeout_s: float) -> dict[str, Any]:
+    """Start ``streamlit run app.py`` on ``results``; time navigation -> visible leaderboard table, twice."""
+    import requests
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env={**env, "MEMEVAL_RESULTS": str(results)}, stdout=log, stderr=log)
+        url = f"http://127.0.0.1:{port}"
+        out: dict[str, Any] = {}
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                if proc.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError(f"streamlit exited: {log.read()[-2000:].decode(errors='replace')}")
+                try:
+                    if requests.get(f"{url}/_stcore/health", timeout=2).text.strip() == "ok":
+                        break
+                except requests.RequestException:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("streamlit did not start within 120 s")
+                time.sleep(0.2)
+            with sync_playwright() as p:
+                b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                try:
+                    for label in ("first_visit_s", "second_visit_s"):
+                        page = b.new_context(viewport={"width": 1600, "height": 1200}).new_page()
+                        start = time.perf_counter()
+                        page.goto(url)
+                        page.wait_for_selector(f"{TABLE}:visible", timeout=timeout_s * 1000)
+                        page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
+                        out[label] = time.perf_counter() - start
+                        page.close()
+                finally:
+                    b.close()
+            out["server_peak_rss_mib"] = _vm_hwm_mib(proc.pid)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    return out
+
+
+def measure(results: Path, env: dict[str, str], repeat: int, timeout_s: float) -> dict[str, Any]:
+    """AppTest page times (fresh process) and the browser timing of one results directory."""
+    code = APPTEST_CHILD.format(pages=PAGES, repeat=repeat)
+    apptest = run_python(code, env={**env, "MEMEVAL_RESULTS": str(results)}, timeout=timeout_s * 10)
+    try:
+        web = browser(results, env, timeout_s)
+    except Exception as exc:  # the page timings stand on their own; say why the browser part is missing
+        web = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+    return {"apptest": apptest, "browser": web}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Measure and report."""
+    args = parse_args(__doc__ or "", argv)
+    if not PMB_DIR.is_dir():
+        raise SystemExit(f"{PMB_DIR} is absent: this benchmark reads the public PMB data")
+    runs, items = (5, 100) if args.quick else (100, 2_000)
+    repeat = 1 if args.quick else 3
+    work = Path(tempfile.mkdtemp(prefix="memeval-bench-app-"))
+    env = {**os.environ, "MEMEVAL_CACHE_DIR": str(work / "cache")}
+    env.pop("MEMEVAL_FIXTURES", None)
+    try:
+        t = time.perf_counter()
+        make_results(work / "synthetic", runs, items)
+        generate_s = time.perf_counter() - t
+        base = measure(PMB_DIR, env, repeat, 600)
+        synth = measure(work / "synthetic", env, repeat, 1800)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rows = []
+    for page in PAGES:
+        b = base["apptest"]["pages"][page]["seconds"]
+        s = synth["apptest"]["pages"][page]["seconds"]
+        rows.append(
+            {"measure": f"AppTest {page}", "public 13+11 runs (s)": b, f"{runs} x {items} (s)": s, "ratio": ratio(s, b)}
+        )
+    rows.append(
+        {
+            "measure": "app first start (load)",
+            "public 13+11 runs (s)": base["apptest"]["first_start_s"],
+            f"{runs} x {items} (s)": synth["apptest"]["first_start_s"],
+            "ratio": ratio(synth["apptest"]["first_start_s"], base["apptest"]["first_start_s"]),
+        }
+    )
+    for key, label in (
+        ("first_visit_s", "browser: table visible, 1st visit"),
+        ("second_visit_s", "browser: table visible, 2nd visit"),
+    ):
+        b = base["browser"].get(key)
+        s = synth["browser"].get(key)
+        rows.append(
+            {
+                "measure": label,
+                "public 13+11 runs (s)": b,
+                f"{runs} x {items} (s)": s,
+                "ratio": ratio(s, b) if b and s else None,
+            }
+        )
+    rows.append(
+        {
+            "measure": "server peak RSS (MiB)",
+            "public 13+11 runs (s)": base["browser"].get("server_peak_rss_mib"),
+            f"{runs} x {items} (s)": synth["browser"].get("server_peak_rss_mib"),
+            "ratio": None,
+        }
+    )
+    details = {
+        "synthetic_runs": runs,
+        "synthetic_items": items,
+        "generate_seconds": generate_s,
+        "public": base,
+        "synthetic": synth,
+        "targets": {"page_ratio_at_most": 2, "server_peak_rss_mib_below": 1024},
+    }
+    report("bench_app", args, rows, details)
+    print(json.dumps({"page_exceptions": {p: synth["apptest"]["pages"][p]["exceptions"] for p in PAGES}}))
+
+
+if __name__ == "__main__":
+    main()

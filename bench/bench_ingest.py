@@ -1,0 +1,293 @@
+"""Ingest and re-score from a cold start, against the floor of parsing the same bytes with orjson; warm starts.
+
+1. Everything under ../shared/data (PMB via ``load_pmb``, QA via ``load_qa``), each start in a fresh
+   interpreter, side by side with a fresh interpreter that only reads and ``orjson``-parses every JSON/JSONL
+   file once (the floor). Import time is reported apart; a cProfile of the cold load names what is slowest.
+2. Synthetic scale: PMB-shaped runs (real baseline reports, seeded perturbation of returned ids and
+   latencies, each its own provider) and LoCoMo-shaped runs (the real memobase mem0-eval file of 1,540
+   questions with seeded verdict flips, each its own system, joined to locomo10.json), at three sizes up to
+   1,000 + 200 runs: time and peak memory of a cold start, of the first start that also writes the cache,
+   and of a warm start that reads it (``memeval_core.results``).
+
+    python -m bench.bench_ingest [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bench.common import SHARED_DATA, parse_args, ratio, report, run_python
+
+PMB_DIR = SHARED_DATA / "precisionmembench"
+LOCOMO_DIR = SHARED_DATA / "locomo"
+QA_BASE = SHARED_DATA / "memobase/docs/experiments/locomo-benchmark/fixture/memobase/memobase_eval_0503_3000.json"
+OLD_NS = 1_700_000_000 * 10**9
+SEED = 20260501
+
+LOAD_CHILD = """
+import hashlib, json, time
+from pathlib import Path
+t0 = time.perf_counter()
+from memeval_core import leaderboard
+from memeval_core.results import load_pmb_results, load_qa_results
+t1 = time.perf_counter()
+cache = None if {cache!r} is None else Path({cache!r})
+pmb = load_pmb_results(Path({pmb!r}), cache_dir=cache)
+qa = load_qa_results(Path({qa!r}), None if {datasets!r} is None else Path({datasets!r}), cache_dir=cache)
+t2 = time.perf_counter()
+digest = hashlib.sha256(json.dumps([
+    leaderboard.rows(pmb.runs),
+    [(r.run_id, r.score.accuracy, r.score.n_questions, r.publishable) for r in qa.runs],
+    [str(e) for e in (*pmb.errors, *qa.errors)],
+], sort_keys=True, default=str).encode()).hexdigest()
+RESULT = dict(import_s=t1 - t0, load_s=t2 - t1, pmb_runs=len(pmb.runs), qa_runs=len(qa.runs),
+              questions=sum(len(r.run.questions) for r in qa.runs), errors=len(pmb.errors) + len(qa.errors),
+              digest=digest)
+"""
+
+FLOOR_CHILD = """
+import os, time
+from pathlib import Path
+import orjson
+t0 = time.perf_counter()
+n = 0
+size = 0
+for dirpath, dirnames, filenames in os.walk({root!r}):
+    dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+    for name in sorted(filenames):
+        if name.startswith(".") or not name.endswith((".json", ".jsonl")):
+            continue
+        raw = (Path(dirpath) / name).read_bytes()
+        size += len(raw)
+        n += 1
+        if name.endswith(".jsonl"):
+            for line in raw.splitlines():
+                if line.strip():
+                    orjson.loads(line)
+        else:
+            orjson.loads(raw[3:] if raw.startswith(b"\\xef\\xbb\\xbf") else raw)
+RESULT = dict(floor_s=time.perf_counter() - t0, files=n, bytes=size)
+"""
+
+PROFILE_CHILD = """
+import cProfile, io, pstats
+from pathlib import Path
+from memeval_core.pmb.ingest import load_pmb
+from memeval_core.qa.ingest import load_qa
+prof = cProfile.Profile()
+prof.enable()
+load_pmb(Path({pmb!r}))
+load_qa(Path({qa!r}))
+prof.disable()
+stats = pstats.Stats(prof)
+top = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:40]
+RESULT = dict(top_tottime=[
+    dict(function=f"{{k[0].split('/site-packages/')[-1].split('/work/main/')[-1]}}:{{k[1]}}({{k[2]}})",
+         calls=v[1], tottime=round(v[2], 4), cumtime=round(v[3], 4))
+    for k, v in top
+])
+"""
+
+
+def _age(root: Path) -> None:
+    """Set every mtime to a fixed past instant, so the cache does not treat the inputs as too fresh to key."""
+    for p in root.rglob("*"):
+        os.utime(p, ns=(OLD_NS, OLD_NS))
+
+
+def make_pmb_runs(out: Path, n: int, rng: random.Random) -> None:
+    """``n`` PMB-shaped reports from the real baselines: perturbed ids and latencies, one provider each."""
+    fixtures = out / "fixtures"
+    fixtures.mkdir(parents=True)
+    for name in ("retrieval.cases.json", "session-retrieval.cases.json", "beliefs.seed.json"):
+        shutil.copyfile(PMB_DIR / "fixtures" / name, fixtures / name)
+    bases = sorted((PMB_DIR / "test-results").rglob("*.json"))
+    docs = [(p.name, orjson.loads(p.read_bytes())) for p in bases]
+    for i in range(n):
+        name, doc = docs[i % len(docs)]
+        doc = json.loads(json.dumps(doc))
+        doc["provider"] = f"sys{i:04d}"
+        for case in doc["cases"]:
+            case["retrievalLatencyMs"] = round(rng.uniform(5, 900), 2)
+            key = "retrievedBeliefIds" if "retrievedBeliefIds" in case else "relevantBeliefs"
+            ids = case.get(key) or []
+            if ids and rng.random() < 0.2:
+                case[key] = ids[:-1]
+        folder = out / "runs" / f"run{i:04d}"
+        folder.mkdir(parents=True)
+        (folder / name).write_bytes(orjson.dumps(doc))
+
+
+def make_qa_runs(out: Path, n: int, rng: random.Random) -> None:
+    """``n`` LoCoMo-shaped runs (1,540 questions each) from the real memobase file: ~10% verdicts flipped."""
+    base = orjson.loads(QA_BASE.read_bytes())
+    for i in range(n):
+        doc = {
+            conv: [{**q, "llm_score": 1 - q["llm_score"] if rng.random() < 0.1 else q["llm_score"]} for q in items]
+            for conv, items in base.items()
+        }
+        folder = out / f"sys{i:04d}"
+        folder.mkdir(parents=True)
+        (folder / "memobase_eval.json").write_bytes(orjson.dumps(doc))
+
+
+def _load(pmb: Path, qa: Path, datasets: Path | None, cache: Path | None) -> dict[str, Any]:
+    code = LOAD_CHILD.format(
+        pmb=str(pmb),
+        qa=str(qa),
+        datasets=None if datasets is None else str(datasets),
+        cache=None if cache is None else str(cache),
+    )
+    return run_python(code)
+
+
+def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Cold load of ../shared/data vs the orjson floor, and the warm start from the cache, best of ``repeat``."""
+    cache = work / "cache-shared"
+    colds, floors, warms = [], [], []
+    for _ in range(repeat):
+        colds.append(_load(PMB_DIR, SHARED_DATA, None, None))
+        floors.append(run_python(FLOOR_CHILD.format(root=str(SHARED_DATA))))
+    _load(PMB_DIR, SHARED_DATA, None, cache)  # first start: writes the cache
+    for _ in range(repeat):
+        warms.append(_load(PMB_DIR, SHARED_DATA, None, cache))
+    cold = min(colds, key=lambda r: r["load_s"])
+    floor = min(floors, key=lambda r: r["floor_s"])
+    warm = min(warms, key=lambda r: r["load_s"])
+    profile = run_python(PROFILE_CHILD.format(pmb=str(PMB_DIR), qa=str(SHARED_DATA)))
+    rows = [
+        {
+            "what": "shared data: orjson parse floor",
+            "runs": None,
+            "seconds": floor["floor_s"],
+            "x floor": 1.0,
+            "peak MiB": floor["peak_rss_mib"],
+        },
+        {
+            "what": "shared data: cold load + re-score",
+            "runs": cold["pmb_runs"] + cold["qa_runs"],
+            "seconds": cold["load_s"],
+            "x floor": ratio(cold["load_s"], floor["floor_s"]),
+            "peak MiB": cold["peak_rss_mib"],
+        },
+        {
+            "what": "shared data: warm start (cache)",
+            "runs": warm["pmb_runs"] + warm["qa_runs"],
+            "seconds": warm["load_s"],
+            "x floor": ratio(warm["load_s"], floor["floor_s"]),
+            "peak MiB": warm["peak_rss_mib"],
+        },
+    ]
+    details = {
+        "floor": floor,
+        "cold": cold,
+        "warm": warm,
+        "cold_all": [c["load_s"] for c in colds],
+        "floor_all": [f["floor_s"] for f in floors],
+        "warm_all": [w["load_s"] for w in warms],
+        "cold_vs_floor": ratio(cold["load_s"], floor["floor_s"]),
+        "warm_speedup": ratio(cold["load_s"], warm["load_s"]),
+        "warm_equals_cold": warm["digest"] == cold["digest"],
+        "import_seconds": cold["import_s"],
+        "profile_top_tottime": profile["top_tottime"],
+    }
+    return rows, details
+
+
+def scale_rows(sizes: list[tuple[int, int]], work: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Cold, first (writes cache) and warm starts at each (PMB runs, LoCoMo runs) size."""
+    rows, points = [], []
+    for n_pmb, n_qa in sizes:
+        rng = random.Random(SEED)
+        root = work / f"scale-{n_pmb}-{n_qa}"
+        make_pmb_runs(root / "pmb", n_pmb, rng)
+        make_qa_runs(root / "qa", n_qa, rng)
+        _age(root)
+        cache = root / ".cache"
+        cold = _load(root / "pmb", root / "qa", LOCOMO_DIR, None)
+        first = _load(root / "pmb", root / "qa", LOCOMO_DIR, cache)
+        warm = _load(root / "pmb", root / "qa", LOCOMO_DIR, cache)
+        point = {
+            "pmb_runs": n_pmb,
+            "qa_runs": n_qa,
+            "questions": cold["questions"],
+            "cold_s": cold["load_s"],
+            "first_start_s (load + write cache)": first["load_s"],
+            "warm_s": warm["load_s"],
+            "cold_peak_mib": cold["peak_rss_mib"],
+            "warm_peak_mib": warm["peak_rss_mib"],
+            "warm_equals_cold": warm["digest"] == cold["digest"],
+            "loaded_runs": cold["pmb_runs"] + cold["qa_runs"],
+            "errors": cold["errors"],
+        }
+        points.append(point)
+        label = f"{n_pmb} PMB + {n_qa} LoCoMo runs"
+        rows.append(
+            {
+                "what": f"{label}: cold",
+                "runs": n_pmb + n_qa,
+                "seconds": cold["load_s"],
+                "x floor": None,
+                "peak MiB": cold["peak_rss_mib"],
+            }
+        )
+        rows.append(
+            {
+                "what": f"{label}: warm (cache)",
+                "runs": n_pmb + n_qa,
+                "seconds": warm["load_s"],
+                "x floor": None,
+                "peak MiB": warm["peak_rss_mib"],
+            }
+        )
+        shutil.rmtree(root, ignore_errors=True)
+    return rows, points
+
+
+def _per_run(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """Marginal cost per run between the smallest and largest size (linear growth: the ratios stay near 1)."""
+    if len(points) < 2:
+        return {}
+    a, b = points[0], points[-1]
+    runs_a, runs_b = a["pmb_runs"] + a["qa_runs"], b["pmb_runs"] + b["qa_runs"]
+    out = {
+        "cold_ms_per_run": (b["cold_s"] - a["cold_s"]) / (runs_b - runs_a) * 1e3,
+        "warm_ms_per_run": (b["warm_s"] - a["warm_s"]) / (runs_b - runs_a) * 1e3,
+        "cold_mib_per_run": (b["cold_peak_mib"] - a["cold_peak_mib"]) / (runs_b - runs_a),
+    }
+    out["time_per_run_ratio_largest_vs_smallest"] = (b["cold_s"] / runs_b) / (a["cold_s"] / runs_a)
+    out["memory_per_run_ratio_largest_vs_smallest"] = (b["cold_peak_mib"] / runs_b) / (a["cold_peak_mib"] / runs_a)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Measure and report."""
+    args = parse_args(__doc__ or "", argv)
+    if not PMB_DIR.is_dir() or not QA_BASE.is_file():
+        raise SystemExit(f"{SHARED_DATA} is absent: this benchmark reads the public data there")
+    sizes = [(4, 1), (8, 2)] if args.quick else [(250, 50), (500, 100), (1000, 200)]
+    repeat = 1 if args.quick else 3
+    work = Path(tempfile.mkdtemp(prefix="memeval-bench-ingest-"))
+    try:
+        rows, details = shared_data_rows(repeat, work)
+        more, points = scale_rows(sizes, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rows += more
+    details["scale"] = points
+    details["scale_per_run"] = _per_run(points)
+    details["warm_speedups"] = [p["cold_s"] / p["warm_s"] for p in points]
+    details["targets"] = {"cold_vs_floor_at_most": 2, "warm_speedup_at_least": 10}
+    report("bench_ingest", args, rows, details)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Every benchmark script runs at tiny sizes (``--quick``) and writes its JSON, so the suite never rots.
+
+Timings are never asserted: only that each script finishes, writes ``<script>.json`` with the machine facts,
+its table rows and its details, and that the values it checks side by side agree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.__main__ import SCRIPTS
+from bench.common import table
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+MACHINE_KEYS = {"cpu", "cores", "ram_gib", "python", "packages", "date", "load_average", "platform"}
+
+
+def _run(script: str, out: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-m", f"bench.{script}", "--quick", "--out", str(out)],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"{script} (--quick)" in proc.stdout
+    doc: dict[str, Any] = json.loads((out / f"{script}.json").read_text())
+    assert doc["script"] == script and doc["quick"] is True
+    assert set(doc["machine"]) >= MACHINE_KEYS
+    assert doc["machine"]["packages"]["numpy"]
+    assert doc["rows"] and doc["details"]
+    return doc
+
+
+def test_table_formats_rows() -> None:
+    text = table("t", [{"a": 1.23456, "b": None, "c": "x"}, {"a": 1234567.0, "b": 2, "c": "yy"}])
+    assert text.splitlines()[0] == "t"
+    assert "1.235" in text and "1.23e+06" in text and "-" in text.splitlines()[3]
+
+
+def test_bench_stats_quick(tmp_path: Path) -> None:
+    doc = _run("bench_stats", tmp_path)
+    d = doc["details"]
+    assert {"runs", "items", "n_resamples", "pairs", "speedup_vs_scipy", "max_abs_difference_vs_scipy"} <= set(d)
+    assert d["pairs"] == d["runs"] * (d["runs"] - 1) // 2
+    # Same seed, same indices: the intervals and p-values agree with scipy's to rounding.
+    assert max(d["max_abs_difference_vs_scipy"].values()) < 1e-9
+    assert next(r["method"] for r in doc["rows"]).startswith("memeval all_pairs")
+
+
+def test_bench_metrics_quick(tmp_path: Path) -> None:
+    doc = _run("bench_metrics", tmp_path, {"NUMBA_CACHE_DIR": str(Path("/tmp") / "memeval-numba-cache")})
+    d = doc["details"]
+    assert {"lists_vs_naive", "arrow_vs_naive", "max_abs_differences", "targets", "timings"} <= set(d)
+    checks = d["max_abs_differences"]
+    # Where the definitions agree the values are identical to 1e-12 (see memeval_core/metrics docstrings).
+    for m in ("ndcg", "precision", "recall", "mrr", "f1"):
+        assert checks[f"lists_vs_naive_{m}"] <= 1e-12
+        assert checks[f"arrow_vs_lists_{m}"] <= 1e-12
+        assert checks[f"arrow_dictionary_vs_lists_{m}"] <= 1e-12
+        for lib in ("ranx", "trec"):
+            if f"{lib}_{m}" in checks:
+                assert checks[f"{lib}_{m}"] <= 1e-12, (lib, m)
+    methods = [r["method"] for r in doc["rows"]]
+    assert methods[:4] == [
+        "memeval, from Python lists",
+        "memeval, from Arrow list<string>",
+        "memeval, from Arrow list<dictionary> (Parquet)",
+        "naive per-query loop (protocol)",
+    ]
+
+
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"{SHARED_DATA} (the public benchmark data) is absent")
+def test_bench_ingest_quick(tmp_path: Path) -> None:
+    doc = _run("bench_ingest", tmp_path)
+    d = doc["details"]
+    assert {"floor", "cold", "warm", "cold_vs_floor", "warm_speedup", "scale", "profile_top_tottime"} <= set(d)
+    assert d["warm_equals_cold"] is True
+    assert d["cold"]["pmb_runs"] == 24 and d["cold"]["errors"] == 0
+    assert [(p["pmb_runs"], p["qa_runs"]) for p in d["scale"]] == [(4, 1), (8, 2)]
+    assert all(p["warm_equals_cold"] and p["loaded_runs"] == p["pmb_runs"] + p["qa_runs"] for p in d["scale"])
+    assert d["scale"][1]["questions"] == 2 * 1540
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"{SHARED_DATA} (the public benchmark data) is absent")
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian chromium (/usr/bin/chromium) is absent")
+def test_bench_app_quick(tmp_path: Path) -> None:
+    doc = _run("bench_app", tmp_path)
+    d = doc["details"]
+    assert {"public", "synthetic", "synthetic_runs", "synthetic_items", "targets"} <= set(d)
+    for side in ("public", "synthetic"):
+        pages = d[side]["apptest"]["pages"]
+        assert set(pages) == {"pages/leaderboard.py", "pages/categories.py", "pages/compare.py"}
+        assert all(p["exceptions"] == [] for p in pages.values())
+        assert "first_visit_s" in d[side]["browser"], d[side]["browser"]
+
+
+def test_every_script_has_a_smoke_test() -> None:
+    tested = {name.removeprefix("test_").removesuffix("_quick") for name in globals() if name.endswith("_quick")}
+    assert tested == set(SCRIPTS)

@@ -1,0 +1,202 @@
+"""The on-disk cache of results loads: hit when unchanged, miss when a file changes, robust to corruption."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from memeval_core import leaderboard, results
+from memeval_core.pmb.ingest import load_pmb
+from memeval_core.results import (
+    RACY_WINDOW_NS,
+    cached_load,
+    default_cache_dir,
+    input_fingerprint,
+    load_pmb_results,
+    load_qa_results,
+)
+from tests._data import PMB_DIR, require
+
+OLD_NS = 1_700_000_000 * 10**9
+"""A fixed past mtime, so the inputs are never 'too fresh' to key the cache on."""
+
+
+def _age(root: Path, mtime_ns: int = OLD_NS) -> None:
+    for p in root.rglob("*"):
+        os.utime(p, ns=(mtime_ns, mtime_ns))
+
+
+def _copy_pmb(tmp_path: Path) -> Path:
+    dst = tmp_path / "pmb"
+    shutil.copytree(require(PMB_DIR), dst)
+    for p in dst.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    _age(dst)
+    return dst
+
+
+def _counting_cold(calls: list[int], value: object) -> object:
+    calls.append(1)
+    return value
+
+
+def test_default_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "c"))
+    assert default_cache_dir() == tmp_path / "c"
+    for off in ("", "off", "0"):
+        monkeypatch.setenv("MEMEVAL_CACHE_DIR", off)
+        assert default_cache_dir() is None
+    monkeypatch.delenv("MEMEVAL_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "memeval"
+
+
+def test_second_load_is_served_from_the_cache(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.json").write_text("[1]")
+    _age(data)
+    calls: list[int] = []
+    first = cached_load("t", data, (), lambda: _counting_cold(calls, {"v": 1}), tmp_path / "cache")
+    second = cached_load("t", data, (), lambda: _counting_cold(calls, {"v": 2}), tmp_path / "cache")
+    assert first == second == {"v": 1}
+    assert len(calls) == 1
+
+
+def test_a_changed_file_invalidates(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.json").write_text("[1]")
+    _age(data)
+    cache = tmp_path / "cache"
+    calls: list[int] = []
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "old"), cache) == "old"
+    # Same size, later mtime: a rewrite the key must notice.
+    (data / "a.json").write_text("[2]")
+    _age(data, OLD_NS + 1)
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "new"), cache) == "new"
+    # An added file and a removed file invalidate too.
+    (data / "b.json").write_text("{}")
+    _age(data, OLD_NS + 1)
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "added"), cache) == "added"
+    (data / "b.json").unlink()
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "removed"), cache) == "removed"
+    assert len(calls) == 4
+    # Only the latest entry of these inputs is kept.
+    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 1
+
+
+def test_fingerprint_ignores_hidden_files_and_names_fresh_inputs(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text("[]")
+    _age(tmp_path)
+    key = input_fingerprint("t", tmp_path)
+    assert key is not None and len(key) == 64
+    (tmp_path / ".hidden.json").write_text("[]")
+    os.utime(tmp_path / ".hidden.json", ns=(OLD_NS, OLD_NS))
+    assert input_fingerprint("t", tmp_path) == key
+    assert input_fingerprint("other-kind", tmp_path) != key
+    # A file written just now cannot be keyed safely: no key, so the cache is bypassed.
+    (tmp_path / "b.json").write_text("[]")
+    assert input_fingerprint("t", tmp_path) is None
+    now = time.time_ns()
+    assert input_fingerprint("t", tmp_path, now_ns=now + RACY_WINDOW_NS + 10**9) is not None
+
+
+def test_fresh_inputs_bypass_the_cache(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.json").write_text("[1]")
+    calls: list[int] = []
+    for _ in range(2):
+        cached_load("t", data, (), lambda: _counting_cold(calls, 1), tmp_path / "cache")
+    assert len(calls) == 2
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_corrupt_entry_is_ignored_and_rebuilt(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.json").write_text("[1]")
+    _age(data)
+    cache = tmp_path / "cache"
+    calls: list[int] = []
+    cached_load("t", data, (), lambda: _counting_cold(calls, [1, 2, 3]), cache)
+    (entry,) = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    (entry / "payload.pickle").write_bytes(b"\x80\x05not a pickle at all")
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, [1, 2, 3]), cache) == [1, 2, 3]
+    assert len(calls) == 2
+    # The rebuilt entry is valid again.
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, None), cache) == [1, 2, 3]
+    assert len(calls) == 2
+
+
+def test_an_unwritable_cache_still_loads(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.json").write_text("[1]")
+    _age(data)
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder should be")
+    calls: list[int] = []
+    for _ in range(2):
+        assert cached_load("t", data, (), lambda: _counting_cold(calls, 7), blocker / "cache") == 7
+    assert len(calls) == 2
+
+
+def test_pmb_warm_load_equals_cold_load(tmp_path: Path) -> None:
+    pmb = _copy_pmb(tmp_path)
+    cache = tmp_path / "cache"
+    cold = load_pmb(pmb)
+    first = load_pmb_results(pmb, cache_dir=cache)
+    assert any(cache.iterdir())
+    warm = load_pmb_results(pmb, cache_dir=cache)
+    assert leaderboard.rows(warm.runs) == leaderboard.rows(cold.runs) == leaderboard.rows(first.runs)
+    assert [r.cases for r in warm.runs] == [r.cases for r in cold.runs]
+    assert warm.errors == cold.errors and warm.skipped == cold.skipped
+    assert warm.fixture is not None and cold.fixture is not None
+    assert warm.fixture.cases == cold.fixture.cases
+    tenure = next(r for r in warm.runs if r.identity.display_name == "tenure")
+    assert (tenure.aggregate.cases, tenure.aggregate.passed) == (77, 77)
+
+
+def test_pmb_cache_notices_an_edited_report(tmp_path: Path) -> None:
+    pmb = _copy_pmb(tmp_path)
+    cache = tmp_path / "cache"
+    before = load_pmb_results(pmb, cache_dir=cache)
+    report = next(pmb.rglob("retrieval-report-mem0.json"))
+    report.write_text('{"provider": "mem0", "cases": [{"caseId": "nope"}]}')
+    _age(pmb, OLD_NS + 5)
+    after = load_pmb_results(pmb, cache_dir=cache)
+    assert len(after.runs) == len(before.runs) - 1
+    assert len(after.errors) == len(before.errors) + 1
+
+
+def test_qa_results_are_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = tmp_path / "runs" / "r.json"
+    run.parent.mkdir()
+    run.write_text(
+        '{"schema_version": 1, "run": {"benchmark": "locomo", "system": "s"}, "questions": ['
+        '{"benchmark": "locomo", "question_id": "q1", "answer": "a", "verdicts": [{"judge": "j", "score": 1}]},'
+        '{"benchmark": "locomo", "question_id": "q2", "answer": "b", "verdicts": [{"judge": "j", "score": 0}]}]}'
+    )
+    _age(tmp_path / "runs")
+    cache = tmp_path / "cache"
+    cold = load_qa_results(tmp_path / "runs", cache_dir=cache)
+    calls: list[int] = []
+    real = results.load_qa
+
+    def spy(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(results, "load_qa", spy)
+    warm = load_qa_results(tmp_path / "runs", cache_dir=cache)
+    assert calls == []
+    assert warm == cold
+    assert warm.runs[0].score.accuracy == 0.5
+    assert load_qa_results(tmp_path / "runs", cache_dir=None) == cold
+    assert calls == [1]
