@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -67,10 +68,6 @@ class PmbLoad:
     """JSON files that are neither PMB reports nor fixtures (left alone)."""
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -95,7 +92,7 @@ def _parse_json_strict(raw: bytes, rel: str) -> Any:
             rel, "$", f"not UTF-8 text (bad byte at offset {exc.start})", "save the file as UTF-8 JSON"
         ) from exc
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise IngestError(
             rel,
@@ -104,9 +101,31 @@ def _parse_json_strict(raw: bytes, rel: str) -> Any:
             "fix the JSON syntax or re-export the file",
         ) from exc
     except ValueError as exc:
-        raise IngestError(rel, "$", f"not valid JSON: {exc}", "write NaN/Infinity as null or a finite number") from exc
+        raise IngestError(rel, "$", f"not valid JSON: {exc}", "fix the JSON syntax or re-export the file") from exc
     except RecursionError as exc:
         raise IngestError(rel, "$", "JSON nested too deeply", "flatten the document") from exc
+    where = _first_non_finite(data, ())
+    if where is not None:
+        loc, value = where
+        shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+        raise IngestError(
+            rel, json_path(loc), f"{shown} is not a number JSON allows", "write NaN/Infinity as null or a finite number"
+        )
+    return data
+
+
+def _first_non_finite(node: Any, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], float] | None:
+    """Where the first NaN/Infinity sits (Python's parser accepts them; JSON does not), so the error can say."""
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(node, loc)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return at, value
+        if isinstance(value, dict):
+            stack.extend((v, (*at, k)) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((v, (*at, i)) for i, v in reversed(list(enumerate(value))))
+    return None
 
 
 def read_json(path: Path, rel: str) -> RawFile:
