@@ -62,6 +62,33 @@ def free_port() -> int:
 
 
 @pytest.fixture
+def pmb_env(pmb_results: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The app reads the public PMB data (use with ``pytestmark = pytest.mark.usefixtures("pmb_env")``)."""
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(pmb_results))
+    monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
+    return pmb_results
+
+
+@pytest.fixture
+def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """Bytes handed to every download button in an AppTest run, by file name."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    seen: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(
+        self: MemoryMediaFileStorage, data: str | bytes, mimetype: str, kind: Any, filename: str | None = None
+    ) -> str:
+        if filename is not None and isinstance(data, bytes):
+            seen[filename] = data
+        return original(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return seen
+
+
+@pytest.fixture
 def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """A local Hugging Face Hub stand-in, with HF_ENDPOINT, a temporary HF_HOME and HF_TOKEN pointing at it."""
     from huggingface_hub import constants

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = ROOT / "app.py"
+from tests.apptest import run_page, table
+
+pytestmark = pytest.mark.usefixtures("pmb_env")
 PAGE = "pages/session_drift.py"
 TURNS = [
     "0 · establishes_topic",
@@ -24,47 +23,9 @@ TURNS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def pmb_env(pmb_results: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The app reads the public PMB data."""
-    monkeypatch.setenv("MEMEVAL_RESULTS", str(pmb_results))
-    monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
-    return pmb_results
-
-
-@pytest.fixture
-def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """Bytes handed to every download button, by file name."""
-    seen: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(
-        self: MemoryMediaFileStorage, data: str | bytes, mimetype: str, kind: Any, filename: str | None = None
-    ) -> str:
-        if filename is not None and isinstance(data, bytes):
-            seen[filename] = data
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return seen
-
-
 def run_app(**query: str) -> AppTest:
     """The session drift page after its first run with the given URL query parameters."""
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def table(at: AppTest, *columns: str) -> pd.DataFrame:
-    """The one shown table having exactly these leading columns."""
-    found = [d.value for d in at.dataframe if list(d.value.columns[: len(columns)]) == list(columns)]
-    assert len(found) == 1, f"{columns}: {len(found)} tables"
-    value: pd.DataFrame = found[0]
-    return value
+    return run_page(PAGE, **query)
 
 
 def specs(at: AppTest) -> list[dict[str, Any]]:
@@ -74,7 +35,7 @@ def specs(at: AppTest) -> list[dict[str, Any]]:
 def test_gbrain_is_flagged_as_returning_nothing() -> None:
     at = run_app()
     assert "returned nothing on some turns" in at.warning[0].value
-    empty = table(at, "display_name", "turns", "returned_nothing").set_index("display_name")
+    empty = table(at, "display_name", "turns", "returned_nothing", leading=True).set_index("display_name")
     assert (empty.loc["gbrain", "turns"], empty.loc["gbrain", "returned_nothing"]) == (12, 12)
     assert empty.loc["gbrain", "required_missing"] == 11
     assert "tenure" in empty.index  # tenure's turn 9: nothing returned, nothing required
@@ -116,17 +77,17 @@ def test_both_drift_definitions_explained() -> None:
 
 def test_noise_and_drift_turn_topics(downloads: dict[str, bytes]) -> None:
     at = run_app()
-    topics = table(at, "case_id", "turn_index", "topics", "introduced")
+    topics = table(at, "case_id", "turn_index", "topics", "introduced", leading=True)
     assert len(topics) == 8
     assert topics["introduced"].iloc[0] == "kubernetes-probes"
-    noise = table(at, "display_name", "turn", "topics", "passed", "noise_ids")
+    noise = table(at, "display_name", "turn", "topics", "passed", "noise_ids", leading=True)
     assert len(noise) == 20
     first = noise.iloc[0]
     assert (first["display_name"], first["turn"]) == ("yourmemory", "10 · re_entry")
     assert first["noise_ids"] == "b-kubernetes-entity, b-react-entity"
     saved = pd.read_csv(io.BytesIO(downloads["memeval-session-noise.csv"]))
     assert list(saved["noise_ids"]) == list(noise["noise_ids"])
-    timeline = table(at, "display_name", "run_id", "case_id")
+    timeline = table(at, "display_name", "run_id", "case_id", leading=True)
     assert len(timeline) == 132
     assert set(timeline.loc[timeline["display_name"] == "gbrain", "status"]) == {
         "returned nothing: required belief missing",
@@ -136,7 +97,7 @@ def test_noise_and_drift_turn_topics(downloads: dict[str, bytes]) -> None:
 
 def test_latency_against_single_turn_p50() -> None:
     at = run_app()
-    ratios = table(at, "display_name", "session_run_id").set_index("display_name")
+    ratios = table(at, "display_name", "session_run_id", leading=True).set_index("display_name")
     assert ratios.loc["tenure", "ratio"] == pytest.approx(4.89, abs=0.005)
     assert ratios.loc["mem0", "ratio"] == pytest.approx(5.82, abs=0.005)
     assert ratios.loc["tenure", "single_turn_p50_ms"] == 9.77
