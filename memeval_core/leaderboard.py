@@ -123,7 +123,11 @@ def to_json(rs: Sequence[dict[str, Any]]) -> str:
 
 def to_csv(rs: Sequence[dict[str, Any]]) -> str:
     """CSV text of flattened rows."""
-    flat_rows = [flat(r) for r in rs]
+    return csv_text([flat(r) for r in rs])
+
+
+def csv_text(flat_rows: Sequence[dict[str, Any]]) -> str:
+    """CSV of flat rows (header from the first row's keys); empty text for no rows."""
     buf = io.StringIO()
     if flat_rows:
         w = csv.DictWriter(buf, fieldnames=list(flat_rows[0]), lineterminator="\n")
@@ -160,7 +164,11 @@ def to_table(rs: Sequence[dict[str, Any]]) -> str:
                 v = "yes" if v else f"NO ({len(r['mismatches'])})"
             cells.append("-" if v is None else str(v))
         body.append(cells)
-    head = [h for _, h in cols]
+    return text_table([h for _, h in cols], body)
+
+
+def text_table(head: Sequence[str], body: Sequence[Sequence[str]]) -> str:
+    """Left-aligned fixed-width columns, two spaces apart, for terminals."""
     widths = [max(len(x) for x in col) for col in zip(head, *body, strict=False)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in [head, *body]]
     return "\n".join(lines) + "\n"

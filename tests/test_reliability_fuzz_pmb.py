@@ -20,6 +20,7 @@ from memeval_core.errors import IngestError
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import load_fixture, load_pmb, run_from_bytes
 from tests._data import PMB_DIR, require
+from tests.fuzzing import broken_bytes
 
 COUNTER = {"cases": 0, "loaded": 0, "rejected": 0}
 
@@ -37,57 +38,9 @@ def seeds() -> tuple[dict[str, Any], ...]:
     )
 
 
-WEIRD = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=20),
-    st.lists(st.integers(), max_size=3),
-    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
-)
-
-
-def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc[:3]):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
 @st.composite
 def broken_report(draw: st.DrawFn) -> bytes:
-    doc = json.loads(json.dumps(draw(st.sampled_from(seeds()))))
-    kind = draw(st.sampled_from(["replace", "delete", "add", "truncate", "bytes", "nest", "empty", "none"]))
-    if kind in ("replace", "delete", "add"):
-        path = draw(st.sampled_from(_paths(doc)[1:]))
-        parent = doc
-        for p in path[:-1]:
-            parent = parent[p]
-        if kind == "replace":
-            parent[path[-1]] = draw(WEIRD)
-        elif kind == "delete":
-            del parent[path[-1]]
-        elif isinstance(parent, dict):
-            parent[draw(st.text(min_size=1, max_size=8))] = draw(WEIRD)
-    if kind == "nest":
-        depth = draw(st.integers(min_value=1, max_value=5000))
-        doc["cases"][0]["extra"] = json.loads("[" * depth + "]" * depth) if depth < 900 else None
-        if depth >= 900:
-            return json.dumps(doc).replace('"extra": null', '"extra": ' + "[" * depth + "]" * depth).encode()
-    data = json.dumps(doc, allow_nan=True).encode()
-    if kind == "truncate":
-        data = data[: draw(st.integers(min_value=0, max_value=len(data) - 1))]
-    elif kind == "bytes":
-        at = draw(st.integers(min_value=0, max_value=len(data) - 1))
-        data = data[:at] + draw(st.binary(min_size=1, max_size=4)) + data[at:]
-    elif kind == "empty":
-        data = draw(st.sampled_from([b"", b"   \n", b"\xef\xbb\xbf"]))
-    return data
+    return broken_bytes(draw, draw(st.sampled_from(seeds())))
 
 
 @settings(

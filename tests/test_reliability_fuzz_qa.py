@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from memeval_core.qa.importers import zep
 from memeval_core.qa.ingest import SNIFFERS, load_qa, read_source
 from tests._data import SHARED_DATA, require
+from tests.fuzzing import broken_bytes
 
 COUNTER: dict[str, int] = {}
 
@@ -78,58 +79,11 @@ MAPPING = {
 COMPANIONS = {"generic-mapping": ("rows.json", ROWS), "generic-rows": ("mapping.json", MAPPING)}
 
 
-WEIRD = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=12),
-    st.lists(st.integers(), max_size=3),
-    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
-)
-
-
-def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix]
-    if isinstance(doc, dict):
-        for k, v in list(doc.items())[:12]:
-            out += _paths(v, (*prefix, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc[:2]):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
 @st.composite
 def broken(draw: st.DrawFn) -> tuple[str, str, bytes]:
     fmt = draw(st.sampled_from(sorted(samples())))
     rel, sample = samples()[fmt]
-    doc = json.loads(json.dumps(sample))
-    kind = draw(st.sampled_from(["replace", "delete", "add", "truncate", "bytes", "nest", "empty", "none"]))
-    paths = _paths(doc)[1:]
-    if kind in ("replace", "delete", "add") and paths:
-        path = draw(st.sampled_from(paths))
-        parent = doc
-        for p in path[:-1]:
-            parent = parent[p]
-        if kind == "replace":
-            parent[path[-1]] = draw(WEIRD)
-        elif kind == "delete":
-            del parent[path[-1]]
-        elif isinstance(parent, dict):
-            parent[draw(st.text(min_size=1, max_size=8))] = draw(WEIRD)
-    data = json.dumps(doc, allow_nan=True).encode()
-    if kind == "nest":
-        depth = draw(st.integers(min_value=10, max_value=3000))
-        data = b"[" * depth + data + b"]" * depth
-    elif kind == "truncate":
-        data = data[: draw(st.integers(min_value=0, max_value=max(len(data) - 1, 0)))]
-    elif kind == "bytes":
-        at = draw(st.integers(min_value=0, max_value=len(data)))
-        data = data[:at] + draw(st.binary(min_size=1, max_size=4)) + data[at:]
-    elif kind == "empty":
-        data = b""
-    return fmt, rel, data
+    return fmt, rel, broken_bytes(draw, sample)
 
 
 @settings(max_examples=450, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -11,13 +11,12 @@ already a mean over judges) and ``accuracy_std/min/max`` show the spread.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from memeval_core.latency import summarize
+from memeval_core.leaderboard import csv_text, text_table
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.scoring import combine_repeats
 from memeval_core.rounding import ms, ratio
@@ -188,13 +187,7 @@ def flat(r: dict[str, Any]) -> dict[str, Any]:
 
 def to_csv(rs: Sequence[dict[str, Any]]) -> str:
     """CSV text of flattened rows."""
-    flat_rows = [flat(r) for r in rs]
-    buf = io.StringIO()
-    if flat_rows:
-        w = csv.DictWriter(buf, fieldnames=list(flat_rows[0]), lineterminator="\n")
-        w.writeheader()
-        w.writerows(flat_rows)
-    return buf.getvalue()
+    return csv_text([flat(r) for r in rs])
 
 
 def to_table(rs: Sequence[dict[str, Any]]) -> str:
@@ -211,6 +204,4 @@ def to_table(rs: Sequence[dict[str, Any]]) -> str:
     )
     body = [["-" if r[c] is None else str(r[c]) for c in cols] for r in rs]
     head = ["run", "benchmark", "rank", "questions", "accuracy", "majority", "failures", "publishable"]
-    widths = [max(len(x) for x in col) for col in zip(head, *body, strict=False)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in [head, *body]]
-    return "\n".join(lines) + "\n"
+    return text_table(head, body)
