@@ -1,7 +1,8 @@
 """One entry point for loading whatever a results directory holds, with an on-disk cache for warm starts.
 
-A directory with a snapshot (an export's ``data/snapshot/``, see :mod:`memeval_core.pmb.snapshot`)
-is read from the snapshot; any other directory is scanned and re-scored from raw reports.
+A directory with a snapshot (an export's ``data/snapshot/``, see :mod:`memeval_core.pmb.snapshot` and
+:mod:`memeval_core.qa.snapshot`) is read from the snapshot; any other directory is scanned and re-scored
+from raw reports.
 
 Warm starts: a load of raw reports is cached on disk under ``$MEMEVAL_CACHE_DIR`` (default
 ``$XDG_CACHE_HOME/memeval`` or ``~/.cache/memeval``; set it to ``off`` or an empty string to disable).
@@ -34,6 +35,7 @@ from memeval_core import SCORING_VERSION
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.snapshot import has_snapshot, read_snapshot
 from memeval_core.qa.ingest import QaLoad, load_qa
+from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_snapshot
 
 CACHE_ENV = "MEMEVAL_CACHE_DIR"
 """Environment variable naming the cache folder; ``off``, ``0`` or empty disables the cache."""
@@ -180,5 +182,9 @@ def load_pmb_results(
 def load_qa_results(
     results: Path, datasets: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
 ) -> QaLoad:
-    """QA runs of a results directory (see :func:`memeval_core.qa.ingest.load_qa`), cached like PMB loads."""
+    """QA runs of a results directory: from its QA snapshot if it has one (see :mod:`memeval_core.qa.snapshot`),
+    else imported and scored from the raw files (see :func:`memeval_core.qa.ingest.load_qa`), cached like PMB loads.
+    """
+    if datasets is None and has_qa_snapshot(results):
+        return read_qa_snapshot(results)
     return cached_load("qa", results, (datasets,), lambda: load_qa(results, datasets), cache_dir)

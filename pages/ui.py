@@ -28,7 +28,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from memeval_core import leaderboard, sources
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
-from memeval_core.results import load_pmb_results
+from memeval_core.results import load_pmb_results, load_qa_results
 from memeval_core.sync import SyncError, sync
 
 LOCAL_COPY_EXAMPLE = "MEMEVAL_RESULTS=../shared/data/precisionmembench make app"
@@ -420,7 +420,7 @@ def pct(value: float | None, digits: int = 4) -> str:
 
 # --- QA benchmarks (LoCoMo, LongMemEval, ...): cached loading and the sidebar ----------------------
 
-from memeval_core.qa.ingest import LoadedRun, load_qa  # noqa: E402  (kept with the QA helpers below)
+from memeval_core.qa.ingest import LoadedRun  # noqa: E402  (kept with the QA helpers below)
 
 DATASETS_ENV = "MEMEVAL_DATASETS"
 """Environment variable naming a folder with ``locomo10.json``; unset: it is looked for under the results."""
@@ -456,7 +456,7 @@ def datasets_root() -> Path | None:
 def load_qa_cached(results_dir: str, datasets_dir: str | None, fingerprint: str) -> QaLoaded:
     """Import, join and score every QA run under ``results_dir`` (cached per ``fingerprint``)."""
     del fingerprint  # only part of the cache key
-    res = load_qa(Path(results_dir), Path(datasets_dir) if datasets_dir else None)
+    res = load_qa_results(Path(results_dir), Path(datasets_dir) if datasets_dir else None)
     return QaLoaded(
         results_dir=results_dir,
         datasets_dir=datasets_dir,

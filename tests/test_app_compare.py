@@ -67,6 +67,8 @@ TABLE_COLUMNS = {
     "pairs-table": "outcome",
     "case-expectation": "assertion",
     "case-ids": "id",
+    "qa-stats-table": "accuracy_ci_low",
+    "qa-pairs-table": "a_answer",
 }
 
 
@@ -227,3 +229,123 @@ def test_session_comparison_pairs_turns() -> None:
     assert "turn_index" in df.columns
     texts = [t.value for t in at.text]
     assert any(t.startswith("gbrain: failed;") and t.endswith("; returned nothing") for t in texts)
+
+
+# --- QA benchmarks: MEMEVAL_RESULTS=../shared/data holds PMB and QA runs --------------------------------
+
+MEMOBASE_0710 = "memobase (memobase_eval_0710_3000)"
+MEMOBASE_0503 = "memobase (memobase_eval_0503_3000)"
+
+
+@pytest.fixture
+def all_data(shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The app reads the whole shared data folder: PMB reports plus LoCoMo and LongMemEval runs."""
+    for sub in ("memobase", "locomo", "cognitive-memory-benchmarks"):
+        if not (shared_data / sub).is_dir():
+            pytest.skip(f"{shared_data / sub} is absent; it holds the public QA runs these tests compare")
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(shared_data))
+    return shared_data
+
+
+def test_qa_benchmarks_are_listed_next_to_pmb(all_data: Path) -> None:
+    at = run_app()
+    assert at.radio(key="benchmark").options == [
+        "pmb-single-turn",
+        "pmb-session",
+        "locomo",
+        "longmemeval-s",
+        "longmemeval-oracle",
+        "evolving-events",
+    ]
+    # The PMB default is unchanged with QA runs present.
+    assert (at.selectbox(key="run-a").value, at.selectbox(key="run-b").value) == ("tenure", "gbrain")
+
+
+def test_locomo_memobase_0710_vs_0503(all_data: Path, downloads: dict[str, bytes]) -> None:
+    at = run_app(benchmark="locomo", a=MEMOBASE_0710, b=MEMOBASE_0503)
+    assert (at.selectbox(key="qa-run-a").value, at.selectbox(key="qa-run-b").value) == (MEMOBASE_0710, MEMOBASE_0503)
+    assert metrics(at) == {
+        "A correct, B wrong": "206",
+        "B correct, A wrong": "131",
+        "both correct": "961",
+        "both wrong": "242",
+        "McNemar p (exact)": "5.2e-05",
+    }
+    text = markdown(at)
+    assert "p = 5.2e-05 on 206 + 131 discordant of 1540 paired questions: significant at α = 0.05" in text
+    assert "**Share correct, A − B:** +0.0487, 95% CI [+0.0253, +0.0721]: **not tied**" in text
+    assert (
+        "**Mean score, A − B** (the leaderboard's accuracy): +0.0487, 95% CI [+0.0253, +0.0721]: **not tied**" in text
+    )
+    methods = next(c.value for c in at.caption if c.value.startswith("Methods:"))
+    for phrase in ("exact McNemar", "percentile interval", "seed 20260627", "10,000 resamples", "≥ 0.6"):
+        assert phrase in methods
+    stats = frame(at, "qa-stats-table")
+    assert list(stats["scope"]) == ["all questions", "1 multi_hop", "2 temporal", "3 open_domain", "4 single_hop"]
+    open_domain = stats[stats["category"] == "3"].iloc[0]
+    assert (open_domain["b"], open_domain["c"], bool(open_domain["accuracy_tied"])) == (6, 11, True)
+    pairs = frame(at, "qa-pairs-table")
+    assert len(pairs) == 1540
+    assert any(c.value.startswith("1540 of 1540 paired questions shown.") for c in at.caption)
+    csv = pd.read_csv(io.BytesIO(downloads[f"memeval-compare-stats-{MEMOBASE_0710}-vs-{MEMOBASE_0503}.csv"]))
+    assert list(csv["b"]) == list(stats["b"])
+
+
+def test_locomo_filters_and_opened_question(all_data: Path, downloads: dict[str, bytes]) -> None:
+    at = run_app(benchmark="locomo", a=MEMOBASE_0710, b=MEMOBASE_0503, filter="B wins", q="conv-26", case="conv-26-q1")
+    pairs = frame(at, "qa-pairs-table")
+    assert len(pairs) > 0
+    assert set(pairs["outcome"]) == {"B wins"}
+    assert all(qid.startswith("conv-26-") for qid in pairs["question_id"])
+    csv = pd.read_csv(
+        io.BytesIO(downloads[f"memeval-compare-questions-{MEMOBASE_0710}-vs-{MEMOBASE_0503}.csv"]),
+        keep_default_na=False,
+    )
+    assert list(csv["question_id"]) == list(pairs["question_id"])
+    texts = [t.value for t in at.text]
+    assert "conv-26-q1 · category 2 (temporal)" in texts
+    assert f"{MEMOBASE_0710}: correct; score 1.0000" in texts
+    assert f"{MEMOBASE_0503}: correct; score 1.0000" in texts
+    codes = [c.value for c in at.code]
+    assert "When did Melanie paint a sunrise?" in codes
+    assert codes.count("2022") == 3  # gold, A's answer, B's answer
+    verdicts = [d.value for d in at.dataframe if "rescaled" in d.value.columns]
+    assert len(verdicts) == 2
+    assert all(list(v["judge"]) == ["llm_score"] and list(v["passes"]) == [True] for v in verdicts)
+    records = json.loads(downloads["memeval-question-conv-26-q1-verdicts.json"])
+    assert [r["run"] for r in records] == [MEMOBASE_0710, MEMOBASE_0503]
+
+
+def test_longmemeval_s_cognitive_memory_vs_naive_rag_is_tied(all_data: Path) -> None:
+    at = run_app(benchmark="longmemeval-s", a="cognitive_memory", b="naive_rag_results-89250a78d3")
+    assert at.selectbox(key="qa-run-b").value == "naive_rag"
+    # The run id resolves to naive_rag, which is also the default B, so the link drops it.
+    assert "b" not in at.query_params
+    assert metrics(at) == {
+        "A correct, B wrong": "71",
+        "B correct, A wrong": "58",
+        "both correct": "292",
+        "both wrong": "79",
+        "McNemar p (exact)": "0.291",
+    }
+    text = markdown(at)
+    assert "p = 0.291 on 71 + 58 discordant of 500 paired questions: not significant at α = 0.05" in text
+    assert "**Share correct, A − B:** +0.0260, 95% CI [-0.0200, +0.0700]: **statistically tied**" in text
+    stats = frame(at, "qa-stats-table")
+    ssa = stats[stats["category"] == "single-session-assistant"].iloc[0]
+    assert (ssa["n"], ssa["b"], ssa["c"]) == (56, 1, 13)
+    assert ssa["mcnemar_p"] == pytest.approx(30 / 2**14)
+    assert ssa["holm_p"] == pytest.approx(5 * 30 / 2**14)
+    assert len(frame(at, "qa-pairs-table")) == 500
+
+
+def test_locomo_default_pair_and_category_5_refusal(all_data: Path) -> None:
+    at = run_app(benchmark="locomo")
+    # Publishable first, then accuracy; supermemory (category 5 scored) has no comparable partner.
+    assert (at.selectbox(key="qa-run-a").value, at.selectbox(key="qa-run-b").value) == ("mem0", "zep")
+    assert "a" not in at.query_params and "b" not in at.query_params
+    at = run_app(benchmark="locomo", a="supermemory", b="zep")
+    assert [e.value for e in at.error] == ["These runs cannot be compared:"]
+    message = next(c.value for c in at.code if "cannot pair" in c.value)
+    assert "supermemory scores category 5 (adversarial) and zep does not score it" in message
+    assert not at.metric

@@ -22,6 +22,7 @@ from memeval_core.cli_publish import main as publish_main
 from memeval_core.export import models
 from memeval_core.export.writer import ExportError, ExportResult, diff_exports, export, list_files
 from memeval_core.pmb.ingest import load_pmb
+from memeval_core.qa.snapshot import read_qa_snapshot
 from memeval_core.results import load_pmb_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -397,6 +398,103 @@ def test_qa_runs_export_with_publishable_flags(
     details = [pq.read_table(p) for p in sorted((a.out / "data" / "details").glob("*.parquet"))]
     assert sum(t.num_rows for t in details) == n_questions
     assert all(t.column_names[:2] == ["run_id", "display_name"] for t in details)
-    assert not (a.out / "data" / "snapshot").exists()
+    snapshot = a.out / "data" / "snapshot"
+    assert sorted(p.name for p in snapshot.iterdir()) == ["qa-load.json", "qa-runs.jsonl"]
+    assert qa_leaderboard.rows(read_qa_snapshot(snapshot).runs) == expected
     readme = (a.out / "README.md").read_text(encoding="utf-8")
     assert "| rank | system | group | accuracy | questions | judges | publishable |" in readme
+
+
+PAGE_SCRIPT = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(sys.argv[1], default_timeout=180)
+at.run()
+at.switch_page(sys.argv[2]).run()
+tabs = {t.label: [json.loads(d.value.to_json(orient="records")) for d in t.dataframe] for t in at.tabs}
+marks = {t.label: [m.value for m in t.markdown] for t in at.tabs}
+frames = [json.loads(d.value.to_json(orient="records")) for d in at.dataframe]
+print(json.dumps({"exceptions": [e.message for e in at.exception], "tabs": tabs, "marks": marks, "frames": frames,
+                  "captions": [c.value for c in at.sidebar.caption]}))
+"""
+
+
+def run_page(app_dir: Path, results: Path, page: str) -> dict[str, Any]:
+    """Tables of one page of the app in ``app_dir`` on ``results``, in a fresh interpreter rooted there."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MEMEVAL_FIXTURES", "MEMEVAL_DATASETS", "PYTHONPATH")}
+    env.update({"MEMEVAL_RESULTS": str(results), "PYTHONPATH": str(app_dir), "MEMEVAL_CACHE_DIR": "off"})
+    proc = subprocess.run(
+        [sys.executable, "-c", PAGE_SCRIPT, str(app_dir / "app.py"), page],
+        cwd=app_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert not result["exceptions"], result["exceptions"]
+    return result
+
+
+@pytest.fixture(scope="module")
+def mixed_results(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A results folder of symlinks (nothing copied): PMB, the cognitive-memory QA runs and locomo10.json."""
+    root = tmp_path_factory.mktemp("mixed") / "results"
+    for sub in ("precisionmembench", "cognitive-memory-benchmarks", "locomo/data/locomo10.json"):
+        src = shared_data / sub
+        if not src.exists():
+            pytest.skip(f"{src} is absent; it holds public benchmark data this test exports")
+        for f in [src] if src.is_file() else sorted(p for p in src.rglob("*") if p.is_file()):
+            dest = root / f.relative_to(shared_data)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.symlink_to(f.resolve())
+    return root
+
+
+def test_space_shows_the_qa_runs_of_a_pmb_and_qa_export(
+    mixed_results: Path, shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memeval_core.qa import leaderboard as qa_leaderboard
+    from memeval_core.qa.ingest import load_qa
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    a = export(mixed_results, tmp_path / "a" / "hf_export")
+    b = export(mixed_results, tmp_path / "b" / "hf_export")
+    assert tree_digest(a.out) == tree_digest(b.out)
+    assert {t.benchmark for t in a.board.tables} == {"pmb-single-turn", "pmb-session", "locomo", "longmemeval-s"}
+    snapshot = a.out / "data" / "snapshot"
+    assert sorted(p.name for p in snapshot.iterdir()) == [
+        "pmb-cases.parquet",
+        "pmb-fixture.json",
+        "pmb-runs.json",
+        "qa-load.json",
+        "qa-runs.jsonl",
+    ]
+    original = load_qa(mixed_results)
+    read = read_qa_snapshot(snapshot)
+    assert read.runs == original.runs
+    assert qa_leaderboard.rows(read.runs) == qa_leaderboard.rows(original.runs)
+    # locomo10.json (CC BY-NC) is named and hashed, never shipped: no copy, not even its dialogue.
+    assert "locomo/data/locomo10.json" in {f.path for f in a.board.inputs}
+    first_turn = b"Hey Mel! Good to see you! How have you been?"
+    for f in sorted(p for p in a.out.rglob("*") if p.is_file()):
+        assert f.name != "locomo10.json"
+        data = f.read_bytes()
+        assert first_turn not in data, f
+        assert str(shared_data.resolve()).encode() not in data, f
+        assert str(mixed_results).encode() not in data, f
+
+    space = run_page(a.out, snapshot, "pages/qa_leaderboard.py")
+    main = run_page(ROOT, mixed_results, "pages/qa_leaderboard.py")
+    assert "4 QA runs loaded." in space["captions"]
+    assert list(space["tabs"]) == ["locomo", "longmemeval-s"]
+    # The longmemeval-s tab holds one table, of publishable runs.
+    assert space["marks"]["longmemeval-s"] == ["**Publishable**"]
+    (publishable,) = space["tabs"]["longmemeval-s"]
+    assert {r["display_name"]: r["accuracy"] for r in publishable}["cognitive_memory"] == 0.726
+    assert space["tabs"] == main["tabs"]
+
+    space_judges = run_page(a.out, snapshot, "pages/judges.py")
+    main_judges = run_page(ROOT, mixed_results, "pages/judges.py")
+    assert space_judges["frames"] and space_judges["frames"] == main_judges["frames"]

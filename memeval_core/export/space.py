@@ -20,7 +20,7 @@ from memeval_core.export.models import Leaderboard, PmbTable, QaTable
 APP_PORT = 8501
 """Port the Streamlit server listens on inside the Space container."""
 SNAPSHOT_DIR = "data/snapshot"
-"""Where the PMB snapshot lies inside an export (and inside the container under ``/app``)."""
+"""Where the snapshot (PMB and QA runs) lies inside an export (and inside the container under ``/app``)."""
 DETAILS_DIR = "data/details"
 """Where the per-case / per-question Parquet files lie inside an export."""
 TOP_ROWS = 10
@@ -189,7 +189,8 @@ def readme(board: Leaderboard, options: SpaceOptions, date: dt.date, top: int = 
         "  `docs/leaderboard.schema.json` in memeval.",
         f"- `{DETAILS_DIR}/<benchmark>.parquet`: one row per case (PMB) or question (QA), with `run_id` and",
         "  `display_name`.",
-        f"- `{SNAPSHOT_DIR}/`: what the app reads (fixture, runs, re-derived cases), no raw reports needed.",
+        f"- `{SNAPSHOT_DIR}/`: what the app reads (PMB fixture, runs and re-derived cases; QA runs in memeval's"
+        " run format), no raw reports needed.",
         "",
         "## Reproduce",
         "",

@@ -5,7 +5,9 @@ Layout of an export (all relative paths):
 - ``leaderboard.json``: :class:`memeval_core.export.models.Leaderboard`, canonical JSON;
 - ``data/details/<benchmark>.parquet``: one row per PMB case/turn or QA question, ``run_id`` and
   ``display_name`` first;
-- ``data/snapshot/``: :func:`memeval_core.pmb.snapshot.write_snapshot`, what the Space app reads;
+- ``data/snapshot/``: what the Space app reads: the PMB snapshot
+  (:func:`memeval_core.pmb.snapshot.write_snapshot`) and the QA snapshot
+  (:func:`memeval_core.qa.snapshot.write_qa_snapshot`), each when the export has such runs;
 - ``README.md``, ``Dockerfile``, ``requirements.txt`` and the app code (:mod:`memeval_core.export.space`).
 
 The export is built in a temporary folder beside ``out`` and swapped in only when complete and
@@ -51,6 +53,8 @@ from memeval_core.export.models import (
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.run import BENCHMARKS
 from memeval_core.pmb.snapshot import cases_table, write_snapshot
+from memeval_core.qa.ingest import QaLoad
+from memeval_core.qa.snapshot import write_qa_snapshot
 from memeval_core.results import load_pmb_results
 from memeval_core.sources import PROJECT_ROOT
 
@@ -89,6 +93,8 @@ class QaPart:
     """Per benchmark, one row per question of every run."""
     errors: tuple[str, ...] = ()
     """Files that looked like QA runs but could not be loaded."""
+    load: QaLoad | None = None
+    """The load the rows were computed from; written as the QA snapshot the Space app reads."""
 
 
 @dataclass(frozen=True)
@@ -116,10 +122,14 @@ class ExportResult:
 
 
 def _relative(path: Path, root: Path) -> str | None:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return None
+    # Lexically first: a file reached through a symlinked results tree lies inside it even though its
+    # target does not.
+    for p, r in ((path.absolute(), root.absolute()), (path.resolve(), root.resolve())):
+        try:
+            return p.relative_to(r).as_posix()
+        except ValueError:
+            continue
+    return None
 
 
 def pmb_inputs(load: PmbLoad, results: Path, fixtures: Path | None) -> list[InputFile]:
@@ -277,7 +287,11 @@ def load_qa_part(results: Path, pmb_sources: frozenset[str]) -> QaPart:
         recs.sort(key=lambda x: (x["run_id"], x["question_id"]))
         details[b] = pa.Table.from_pylist(recs, schema=schema)
     return QaPart(
-        rows=rows, inputs=tuple(sorted(inputs.values(), key=lambda f: f.path)), details=details, errors=errors
+        rows=rows,
+        inputs=tuple(sorted(inputs.values(), key=lambda f: f.path)),
+        details=details,
+        errors=errors,
+        load=load,
     )
 
 
@@ -401,6 +415,7 @@ def _write_tree(
     project_root: Path,
     options: space.SpaceOptions,
     date: Any,
+    results: Path,
 ) -> None:
     (tmp / LEADERBOARD_FILE).write_text(dumps(board), encoding="utf-8")
     details = {**pmb_details(load), **(dict(qa.details) if qa is not None else {})}
@@ -408,6 +423,8 @@ def _write_tree(
         _write_parquet(table, tmp / space.DETAILS_DIR / f"{benchmark}.parquet")
     if load.fixture is not None and load.runs:
         write_snapshot(load, tmp / space.SNAPSHOT_DIR)
+    if qa is not None and qa.load is not None and qa.load.runs:
+        write_qa_snapshot(qa.load, tmp / space.SNAPSHOT_DIR, results=results)
     (tmp / "README.md").write_text(space.readme(board, options, date), encoding="utf-8")
     (tmp / "Dockerfile").write_text(space.dockerfile(), encoding="utf-8")
     (tmp / "requirements.txt").write_text(space.requirements(project_root), encoding="utf-8")
@@ -480,7 +497,7 @@ def export(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
         tmp.chmod(0o777 & ~_umask())
-        _write_tree(tmp, load, board, qa, project_root, options, date)
+        _write_tree(tmp, load, board, qa, project_root, options, date, results)
         scan_for_leaks(tmp, _leak_needles(results, fixtures, project_root, [*secrets, *_known_tokens()]))
         files = list_files(tmp)
         _swap_in(tmp, out)
