@@ -162,6 +162,8 @@ def test_page_screenshots(page: Page, streamlit_server: str, name: str, path: st
     charts = page.locator(".js-plotly-plot")
     if name != "case":
         charts.first.wait_for(timeout=WAIT_MS)
+        # Plotly draws each chart on its own schedule: wait for the second one rather than count at once.
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=WAIT_MS)
         assert charts.count() >= 2
     shot = screenshot(page, name, last)
     assert shot.stat().st_size > 50_000
