@@ -5,52 +5,21 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = ROOT / "app.py"
+from tests.apptest import run_page
+
+pytestmark = pytest.mark.usefixtures("pmb_env")
 PAGE = "pages/compare.py"
 MAIN = "session-drift-noise-10-turns-implicit-redis"
 
 
-@pytest.fixture(autouse=True)
-def pmb_env(pmb_results: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The app reads the public PMB data."""
-    monkeypatch.setenv("MEMEVAL_RESULTS", str(pmb_results))
-    monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
-    return pmb_results
-
-
-@pytest.fixture
-def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """Bytes handed to every download button, by file name."""
-    seen: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(
-        self: MemoryMediaFileStorage, data: str | bytes, mimetype: str, kind: Any, filename: str | None = None
-    ) -> str:
-        if filename is not None and isinstance(data, bytes):
-            seen[filename] = data
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return seen
-
-
 def run_app(**query: str) -> AppTest:
     """The compare page after its first run with the given URL query parameters (as when a link is opened)."""
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return run_page(PAGE, **query)
 
 
 def metrics(at: AppTest) -> dict[str, str]:

@@ -13,7 +13,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from memeval_core.leaderboard import COLUMN_HELP
@@ -70,31 +69,6 @@ def by_name(df: pd.DataFrame, name: str) -> dict[str, Any]:
     rows = df[df["display_name"] == name].to_dict("records")
     assert len(rows) == 1, f"{name!r} appears {len(rows)} times"
     return {str(k): v for k, v in rows[0].items()}
-
-
-@pytest.fixture
-def pmb_env(pmb_results: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The app reads the public PMB data."""
-    monkeypatch.setenv("MEMEVAL_RESULTS", str(pmb_results))
-    monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
-    return pmb_results
-
-
-@pytest.fixture
-def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """Bytes handed to every download button, by the file name the user would get."""
-    seen: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(
-        self: MemoryMediaFileStorage, data: str | bytes, mimetype: str, kind: Any, filename: str | None = None
-    ) -> str:
-        if filename is not None and isinstance(data, bytes):
-            seen[filename] = data
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return seen
 
 
 # --- The numbers shown -------------------------------------------------------------------------

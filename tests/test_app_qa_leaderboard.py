@@ -10,7 +10,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,23 +48,6 @@ def qa_env(shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("MEMEVAL_DATASETS", raising=False)
     monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
     return shared_data
-
-
-@pytest.fixture
-def downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """Bytes handed to every download button, by the file name the user would get."""
-    seen: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(
-        self: MemoryMediaFileStorage, data: str | bytes, mimetype: str, kind: Any, filename: str | None = None
-    ) -> str:
-        if filename is not None and isinstance(data, bytes):
-            seen[filename] = data
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return seen
 
 
 def test_one_tab_per_benchmark(qa_env: Path) -> None:
