@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from memeval_core.rounding import MS_DECIMALS, RATIO_DECIMALS
+from memeval_core.versioning import migrate
 
 SCHEMA_VERSION = 1
 """The layout version this memeval writes and reads natively."""
@@ -251,23 +252,7 @@ class Leaderboard(ExportModel):
     @model_validator(mode="before")
     @classmethod
     def _migrate(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        version = data.get("schema_version", SCHEMA_VERSION)
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise ValueError(f"schema_version must be an integer, got {version!r}")
-        if version > SCHEMA_VERSION:
-            raise ValueError(
-                f"schema_version {version} is newer than this memeval understands ({SCHEMA_VERSION}); upgrade memeval"
-            )
-        if version < FIRST_VERSION:
-            raise ValueError(f"schema_version {version} is not supported (the first version is {FIRST_VERSION})")
-        out = dict(data)
-        while version < SCHEMA_VERSION:
-            out = MIGRATIONS[version](out)
-            version += 1
-        out["schema_version"] = SCHEMA_VERSION
-        return out
+        return migrate(data, SCHEMA_VERSION, MIGRATIONS, FIRST_VERSION)
 
     @model_validator(mode="after")
     def _fingerprint_matches_inputs(self) -> Leaderboard:

@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memeval_core.versioning import migrate
+
 SCHEMA_VERSION = 1
 """The version this memeval writes and reads natively."""
 
@@ -170,20 +172,4 @@ class QaRun(QaModel):
     @model_validator(mode="before")
     @classmethod
     def _migrate(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        version = data.get("schema_version", SCHEMA_VERSION)
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise ValueError(f"schema_version must be an integer, got {version!r}")
-        if version > SCHEMA_VERSION:
-            raise ValueError(
-                f"schema_version {version} is newer than this memeval understands ({SCHEMA_VERSION}); upgrade memeval"
-            )
-        if version < 1:
-            raise ValueError(f"schema_version {version} does not exist (the first version is 1)")
-        out = dict(data)
-        while version < SCHEMA_VERSION:
-            out = MIGRATIONS[version](out)
-            version += 1
-        out["schema_version"] = SCHEMA_VERSION
-        return out
+        return migrate(data, SCHEMA_VERSION, MIGRATIONS, 1)
