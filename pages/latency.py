@@ -6,11 +6,18 @@ URL state: ``?benchmark=pmb-session`` selects the suite, ``?quality=mean+precisi
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from memeval_core.explore.latency_view import ingestion_distribution, latency_distribution, latency_summary
+from memeval_core.explore.latency_view import (
+    ingestion_distribution,
+    latency_boxes,
+    latency_distribution,
+    latency_summary,
+)
 from memeval_core.explore.pareto import Quality, pareto_frame, quality_latency_points
 from memeval_core.pmb.run import Benchmark, PmbRun
 from pages import ui
@@ -41,15 +48,20 @@ def summary_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
     ui.download_buttons(df, f"memeval-latency-{benchmark}", "summary")
 
 
+POINTS_LIMIT = 20_000
+"""Up to this many cases in a suite every case is drawn as a dot; above, boxes come from precomputed quartiles."""
+
+
 def distribution_figure(dist: pd.DataFrame, order: list[str], title: str) -> go.Figure:
     """Horizontal box per provider (rank order, leader on top) on a log x axis, every case as a point."""
     palette = ui.colours(order)
+    groups = {str(name): g["latency_ms"] for name, g in dist.groupby("display_name", sort=False)}
     fig = go.Figure(
         [
             go.Box(
                 name=ui.chart_text(name),
                 marker_color=palette[name],
-                x=[float(v) for v in dist.loc[dist["display_name"] == name, "latency_ms"]],
+                x=[float(v) for v in groups[name]],
                 boxpoints="all",
                 jitter=0.4,
                 pointpos=0,
@@ -59,9 +71,37 @@ def distribution_figure(dist: pd.DataFrame, order: list[str], title: str) -> go.
                 hovertemplate="%{x:.2f} ms<extra>%{fullData.name}</extra>",
             )
             for name in reversed(order)
-            if (dist["display_name"] == name).any()
+            if name in groups
         ]
     )
+    return _box_layout(fig, order, title)
+
+
+def box_figure(boxes: pd.DataFrame, order: list[str], title: str) -> go.Figure:
+    """The same boxes drawn from precomputed quartiles and Tukey fences (no points: too many cases)."""
+    palette = ui.colours(order)
+    by_name = boxes.set_index("display_name")
+    shown = [n for n in reversed(order) if n in by_name.index]
+    fig = go.Figure(
+        [
+            go.Box(
+                name=ui.chart_text(name),
+                marker_color=palette[name],
+                q1=[float(by_name.at[name, "q1_ms"])],
+                median=[float(by_name.at[name, "median_ms"])],
+                q3=[float(by_name.at[name, "q3_ms"])],
+                lowerfence=[float(by_name.at[name, "lower_fence_ms"])],
+                upperfence=[float(by_name.at[name, "upper_fence_ms"])],
+                line={"width": 1.5},
+                showlegend=False,
+            )
+            for name in shown
+        ]
+    )
+    return _box_layout(fig, order, title)
+
+
+def _box_layout(fig: go.Figure, order: list[str], title: str) -> go.Figure:
     fig.update_layout(
         height=max(260, 36 * len(order) + 90),
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
@@ -74,10 +114,24 @@ def distribution_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None
     """Per-case latency boxes and, where recorded, per-belief ingestion boxes."""
     order = [r.identity.display_name for r in runs]
     st.subheader("Per-case latency distribution")
-    st.caption("Each dot is one case; boxes show the quartiles and the median. Log scale.")
-    dist = latency_distribution(runs)
-    ui.chart(distribution_figure(dist, order, "retrieval latency per case (ms, log scale)"), key="latency-box")
-    ui.download_buttons(dist, f"memeval-latency-per-case-{benchmark}", "distribution")
+    n_cases = sum(r.table.n for r in runs)
+    stem = f"memeval-latency-per-case-{benchmark}"
+    if n_cases <= POINTS_LIMIT:
+        st.caption("Each dot is one case; boxes show the quartiles and the median. Log scale.")
+        dist = latency_distribution(runs)
+        ui.chart(distribution_figure(dist, order, "retrieval latency per case (ms, log scale)"), key="latency-box")
+        ui.download_buttons(dist, stem, "distribution")
+    else:
+        st.caption(
+            f"{n_cases:,} cases: too many to draw one dot each, so boxes show the quartiles, the median and Tukey "
+            "whiskers (1.5 IQR), computed from every case. Log scale. The table lists them; the download has "
+            "every case."
+        )
+        boxes = latency_boxes(runs)
+        ui.chart(box_figure(boxes, order, "retrieval latency per case (ms, log scale)"), key="latency-box")
+        st.dataframe(boxes, hide_index=True, height=320, key="latency-boxes")
+        ui.download_buttons(boxes, f"memeval-latency-boxes-{benchmark}", "boxes")
+        ui.download_buttons(partial(latency_distribution, runs), stem, "distribution")
     ingestion = ingestion_distribution(runs)
     if len(ingestion):
         recorded = [n for n in order if (ingestion["display_name"] == n).any()]

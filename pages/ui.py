@@ -2,7 +2,7 @@
 
 Every page starts with ``loaded = ui.load_current()``: it resolves the results directory (from
 ``$MEMEVAL_RESULTS`` or ``results/``, never from the URL, so a shared link cannot make the server
-read an arbitrary folder), loads it through a ``st.cache_data`` wrapper keyed on a cheap fingerprint
+read an arbitrary folder), loads it through a ``st.cache_resource`` wrapper keyed on a cheap fingerprint
 of the files, and shows the source and any load errors in the sidebar.
 
 Text that comes from a report (provider names, case ids, failure messages) is shown with
@@ -16,8 +16,9 @@ import hashlib
 import html
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -105,7 +106,10 @@ def fingerprint(*dirs: Path | None) -> str:
     return h.hexdigest()
 
 
-@st.cache_data(show_spinner="Loading and re-scoring results…", max_entries=16)
+# cache_resource, not cache_data: cache_data unpickles a fresh copy of the whole load on every rerun (seconds at
+# 1,000 runs), while the load is immutable (frozen dataclasses, tuples) and safe to share between sessions.
+# One entry per results directory and fingerprint; a changed directory replaces it, so memory stays bounded.
+@st.cache_resource(show_spinner="Loading and re-scoring results…", max_entries=2)
 def load(results_dir: str, fixtures_dir: str | None, fingerprint: str) -> Loaded:
     """Load, re-score and verify every PMB file under ``results_dir`` (cached per ``fingerprint``).
 
@@ -116,7 +120,7 @@ def load(results_dir: str, fixtures_dir: str | None, fingerprint: str) -> Loaded
     return Loaded(
         results_dir=results_dir,
         runs=res.runs,
-        # IngestError is a frozen dataclass exception, which pickle (and so st.cache_data) cannot restore.
+        # Plain copies: IngestError is a frozen dataclass exception, which pickle (the on-disk cache) cannot restore.
         errors=tuple(LoadProblem(e.file, e.path, e.message, e.hint) for e in res.errors),
         fixture=res.fixture,
         skipped=res.skipped,
@@ -220,15 +224,26 @@ def frame_json(df: pd.DataFrame) -> str:
     return text + "\n"
 
 
-def download_buttons(df: pd.DataFrame, stem: str, key: str) -> None:
+DEFER_DOWNLOAD_ROWS = 5_000
+"""Tables longer than this are serialised only when a download button is clicked, not on every rerun."""
+
+
+def _text_of(table: pd.DataFrame | Callable[[], pd.DataFrame], writer: Callable[[pd.DataFrame], str]) -> str:
+    return writer(table() if callable(table) else table)
+
+
+def download_buttons(df: pd.DataFrame | Callable[[], pd.DataFrame], stem: str, key: str) -> None:
     """CSV and JSON download buttons of exactly the table shown (same rows, order and columns).
 
-    ``on_click="ignore"``: downloading does not rerun the page.
+    ``on_click="ignore"``: downloading does not rerun the page. A table longer than
+    :data:`DEFER_DOWNLOAD_ROWS`, or one given as a callable that builds it (for tables too large to
+    build on every rerun), is serialised only when its button is clicked.
     """
+    defer = callable(df) or len(df) > DEFER_DOWNLOAD_ROWS
     row = st.container(horizontal=True)
     row.download_button(
         "Download CSV",
-        data=frame_csv(df),
+        data=partial(_text_of, df, frame_csv) if defer else frame_csv(df),
         file_name=f"{stem}.csv",
         mime="text/csv",
         key=f"{key}-csv",
@@ -237,7 +252,7 @@ def download_buttons(df: pd.DataFrame, stem: str, key: str) -> None:
     )
     row.download_button(
         "Download JSON",
-        data=frame_json(df),
+        data=partial(_text_of, df, frame_json) if defer else frame_json(df),
         file_name=f"{stem}.json",
         mime="application/json",
         key=f"{key}-json",
@@ -452,7 +467,8 @@ def datasets_root() -> Path | None:
     return Path(raw).expanduser() if raw else None
 
 
-@st.cache_data(show_spinner="Loading and scoring QA results…", max_entries=8)
+# cache_resource for the same reason as :func:`load`.
+@st.cache_resource(show_spinner="Loading and scoring QA results…", max_entries=2)
 def load_qa_cached(results_dir: str, datasets_dir: str | None, fingerprint: str) -> QaLoaded:
     """Import, join and score every QA run under ``results_dir`` (cached per ``fingerprint``)."""
     del fingerprint  # only part of the cache key
@@ -461,7 +477,7 @@ def load_qa_cached(results_dir: str, datasets_dir: str | None, fingerprint: str)
         results_dir=results_dir,
         datasets_dir=datasets_dir,
         runs=res.runs,
-        # IngestError cannot be pickled back (frozen dataclass exception): keep a plain copy.
+        # Plain copies: IngestError cannot be pickled back (frozen dataclass exception).
         errors=tuple(LoadProblem(e.file, e.path, e.message, e.hint) for e in res.errors),
         skipped=tuple(f"{s.file}: {s.reason}" for s in res.skipped),
         locomo_source=res.locomo.source if res.locomo is not None else None,

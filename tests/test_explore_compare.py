@@ -70,7 +70,7 @@ def _case(case_id: str, passed: bool, precision: float | None, category: str = "
 
 def _run(name: str, cases: list[ScoredCase], benchmark: Benchmark = "pmb-single-turn") -> PmbRun:
     ident = RunIdentity(name, name, name, benchmark, f"{name}.json", "0" * 64)
-    return PmbRun(ident, tuple(cases), RetrievalSummary(), None)
+    return PmbRun.from_cases(ident, tuple(cases), RetrievalSummary(), None)
 
 
 def test_tenure_vs_mem0_tenure_wins_every_discordant_case(pmb: PmbLoad) -> None:

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from memeval_core.explore.latency_view import ingestion_distribution, latency_distribution, latency_summary
+from memeval_core.explore.latency_view import (
+    ingestion_distribution,
+    latency_boxes,
+    latency_distribution,
+    latency_summary,
+)
 from memeval_core.latency import nearest_rank
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 
@@ -56,3 +61,32 @@ def test_ingestion_distribution(pmb: PmbLoad) -> None:
     assert "tenure" not in set(ing["display_name"])
     mem0 = ing[(ing["display_name"] == "mem0") & (ing["benchmark"] == "pmb-single-turn")]
     assert mem0["latency_ms"].sum() == pytest.approx(111262.72)
+
+
+
+def test_latency_boxes_match_the_real_latencies_and_tukey_fences(pmb: PmbLoad) -> None:
+    boxes = latency_boxes(pmb.runs).set_index("run_id")
+    dist = latency_distribution(pmb.runs)
+    assert len(boxes) == 24
+    for run_id, group in dist.groupby("run_id"):
+        lat = sorted(group["latency_ms"])
+        row = boxes.loc[run_id]
+        assert row["count"] == len(lat)
+        assert (row["min_ms"], row["max_ms"]) == (lat[0], lat[-1])
+        q1, q3 = row["q1_ms"], row["q3_ms"]
+        assert q1 <= row["median_ms"] <= q3
+        inside = [v for v in lat if q1 - 1.5 * (q3 - q1) <= v <= q3 + 1.5 * (q3 - q1)]
+        assert (row["lower_fence_ms"], row["upper_fence_ms"]) == (min(inside), max(inside))
+
+
+def test_latency_boxes_hand_computed() -> None:
+    # Latencies 1..8 and 100: linear quartiles 3, 5, 7; IQR 4, so 100 lies beyond 7 + 6 = 13.
+    from dataclasses import replace
+
+    from tests.test_explore_compare import _case, _run
+
+    lat = [*range(1, 9), 100]
+    run = _run("x", [replace(_case(f"c{i}", False, None), latency_ms=float(v)) for i, v in enumerate(lat)])
+    row = latency_boxes([run]).iloc[0]
+    assert (row["q1_ms"], row["median_ms"], row["q3_ms"]) == (3.0, 5.0, 7.0)
+    assert (row["lower_fence_ms"], row["upper_fence_ms"], row["max_ms"]) == (1.0, 8.0, 100.0)

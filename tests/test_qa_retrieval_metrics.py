@@ -146,6 +146,7 @@ def test_unknown_case_names_the_file(pmb: PmbLoad) -> None:
     fixture = pmb.fixture
     assert fixture is not None
     run = _run(pmb, "tenure", "pmb-single-turn")
-    broken = replace(run, cases=(replace(run.cases[0], case_id="no-such-case"),))
+    case = replace(run.cases[0], case_id="no-such-case")
+    broken = PmbRun.from_cases(run.identity, (case,), run.stated, run.ingestion, run.mismatches, run.extra_fields)
     with pytest.raises(ValueError, match=r"retrieval-report-tenure\.json: case 'no-such-case'"):
         rm.pmb_queries(broken, fixture)

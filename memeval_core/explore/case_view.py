@@ -285,9 +285,10 @@ def case_view(runs: Sequence[PmbRun], fixture: PmbFixture, case_id: str, turn_in
     for run in runs:
         if run.identity.benchmark != benchmark:
             continue
-        scored = next((c for c in run.cases if c.case_id == case_id and c.turn_index == turn_index), None)
-        if scored is None:
+        row = run.table.index_of(case_id, turn_index)
+        if row is None:
             continue
+        scored = run.table.case(row)
         outcomes.append(
             CaseOutcome(
                 display_name=run.identity.display_name,

@@ -7,10 +7,10 @@ order they first appear in the runs.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 from memeval_core.pmb.fixtures import PmbFixture
@@ -41,9 +41,12 @@ def ordered_categories(present: Iterable[str], order: Sequence[str]) -> tuple[st
     return tuple(c for c in order if c in known) + tuple(c for c in seen if c not in listed)
 
 
-def _mean(values: Iterable[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return math.fsum(present) / len(present) if present else None
+def categories_met(run: PmbRun) -> list[str]:
+    """The fixture categories of ``run``'s cases, each once, in the order its cases first meet them."""
+    codes = run.table.column("category")
+    _, first = np.unique(codes, return_index=True)
+    strings = run.table.pool.strings
+    return [strings[c] for c in codes[np.sort(first)].tolist()]
 
 
 def category_table(runs: Sequence[PmbRun], fixture: PmbFixture) -> pd.DataFrame:
@@ -55,29 +58,26 @@ def category_table(runs: Sequence[PmbRun], fixture: PmbFixture) -> pd.DataFrame:
     benchmark order. Columns: ``display_name, run_id, benchmark, category, cases, passed, pass_rate,
     mean_precision, mean_recall``.
     """
-    order = ordered_categories((c.category for r in runs for c in r.cases), fixture.category_order)
+    order = ordered_categories((c for r in runs for c in categories_met(r)), fixture.category_order)
     rows = []
     for run in runs:
-        by_cat: dict[str, list[int]] = {}
-        for i, c in enumerate(run.cases):
-            by_cat.setdefault(c.category, []).append(i)
+        # The run's aggregate already holds these numbers per category (computed once, at load).
+        by_cat = {a.category: a for a in run.aggregate.categories}
         for cat in order:
-            idx = by_cat.get(cat)
-            if not idx:
+            agg = by_cat.get(cat)
+            if agg is None or not agg.cases:
                 continue
-            cases = [run.cases[i] for i in idx]
-            passed = sum(c.passed for c in cases)
             rows.append(
                 {
                     "display_name": run.identity.display_name,
                     "run_id": run.identity.run_id,
                     "benchmark": run.identity.benchmark,
                     "category": cat,
-                    "cases": len(cases),
-                    "passed": passed,
-                    "pass_rate": passed / len(cases),
-                    "mean_precision": _mean(c.precision for c in cases),
-                    "mean_recall": _mean(c.recall for c in cases),
+                    "cases": agg.cases,
+                    "passed": agg.passed,
+                    "pass_rate": agg.passed / agg.cases,
+                    "mean_precision": agg.mean_precision,
+                    "mean_recall": agg.mean_recall,
                 }
             )
     frame = pd.DataFrame(rows, columns=CATEGORY_COLUMNS)

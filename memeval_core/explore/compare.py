@@ -25,9 +25,11 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from memeval_core.explore.case_view import CaseView, case_view
 from memeval_core.explore.categories import ordered_categories
+from memeval_core.pmb.case_table import StringPool
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import Benchmark, PmbRun
@@ -35,6 +37,7 @@ from memeval_core.stats.bootstrap import BootstrapMethod, BootstrapReport, paire
 from memeval_core.stats.holm import holm_adjust
 from memeval_core.stats.mcnemar import McNemarReport, mcnemar_exact
 
+_TURN_LIMIT = 2**31
 PairFilter = Literal["all", "differences", "a_wins", "b_wins", "both_fail"]
 PAIR_FILTERS: tuple[PairFilter, ...] = ("all", "differences", "a_wins", "b_wins", "both_fail")
 OUTCOMES = ("both passed", "A wins", "B wins", "both failed")
@@ -57,14 +60,40 @@ PAIR_COLUMNS = [
 ]
 
 
-def _index(run: PmbRun) -> dict[tuple[str, int | None], ScoredCase]:
-    out: dict[tuple[str, int | None], ScoredCase] = {}
-    for c in run.cases:
-        key = (c.case_id, c.turn_index)
-        if key in out:
-            raise ValueError(f"{run.identity.source}: case {c.case_id!r} (turn {c.turn_index}) appears twice")
-        out[key] = c
-    return out
+def case_keys(run: PmbRun, pool: StringPool | None = None) -> NDArray[np.int64]:
+    """One int64 per case identifying ``(case_id, turn_index)``, comparable between runs coded in ``pool``.
+
+    ``pool`` defaults to the run's own; a case id another pool has never seen gets a key no case of that pool has.
+    """
+    t = run.table
+    codes = t.column("case_id").astype(np.int64)
+    if pool is not None and pool is not t.pool:
+        strings = t.pool.strings
+        known = [pool.code_of(strings[c]) for c in codes.tolist()]
+        codes = np.fromiter((-1 if k is None else k for k in known), np.int64, len(known))
+    turns = t.column("turn_index")
+    present = t.present("turn_index")
+    if present.any() and (turns[present].min() < 0 or turns[present].max() >= _TURN_LIMIT):
+        raise ValueError(f"{run.identity.source}: turn indices must be in [0, {_TURN_LIMIT})")
+    # Low 32 bits: 0 for a single-turn case, turn + 1 for a session turn.
+    return (codes << 32) | np.where(present, turns + 1, 0)
+
+
+def paired_rows(run_a: PmbRun, run_b: PmbRun) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Row numbers of the cases both runs reported, as (rows of A, matching rows of B) in A's order."""
+    _same_suite(run_a, run_b)
+    keys_a = case_keys(run_a)
+    for run, keys in ((run_a, keys_a), (run_b, case_keys(run_b))):
+        if np.unique(keys).size != keys.size:
+            raise ValueError(f"{run.identity.source}: a case (case id and turn) appears twice")
+    keys_b = case_keys(run_b, run_a.table.pool)
+    order = np.argsort(keys_b, kind="stable")
+    sorted_b = keys_b[order]
+    pos = np.searchsorted(sorted_b, keys_a)
+    inside = pos < sorted_b.size
+    found = np.zeros(keys_a.size, dtype=bool)
+    found[inside] = sorted_b[pos[inside]] == keys_a[inside]
+    return np.flatnonzero(found).astype(np.int64), order[pos[found]].astype(np.int64)
 
 
 def _same_suite(run_a: PmbRun, run_b: PmbRun) -> Benchmark:
@@ -78,9 +107,8 @@ def _same_suite(run_a: PmbRun, run_b: PmbRun) -> Benchmark:
 
 def paired_cases(run_a: PmbRun, run_b: PmbRun) -> list[tuple[ScoredCase, ScoredCase]]:
     """Cases both runs reported, as (A, B) pairs in A's order."""
-    _same_suite(run_a, run_b)
-    b_index = _index(run_b)
-    return [(a, b_index[k]) for k, a in _index(run_a).items() if k in b_index]
+    rows_a, rows_b = paired_rows(run_a, run_b)
+    return list(zip(run_a.table.cases(rows_a), run_b.table.cases(rows_b), strict=True))
 
 
 def _outcome(a: bool, b: bool) -> str:
@@ -360,8 +388,10 @@ def win_tie_loss(runs: Sequence[PmbRun], chosen: str, *, alpha: float = 0.05) ->
     for other in runs:
         if other is me or other.identity.benchmark != me.identity.benchmark:
             continue
-        pairs = paired_cases(me, other)
-        rep = mcnemar_exact([a.passed for a, _ in pairs], [b.passed for _, b in pairs], alpha=alpha)
+        rows_me, rows_other = paired_rows(me, other)
+        mine = me.table.column("passed")[rows_me]
+        theirs = other.table.column("passed")[rows_other]
+        rep = mcnemar_exact(mine, theirs, alpha=alpha)
         rows.append(
             {
                 "chosen": chosen,

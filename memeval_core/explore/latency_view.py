@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from memeval_core.pmb.run import PmbRun
@@ -67,22 +68,29 @@ def latency_distribution(runs: Sequence[PmbRun]) -> pd.DataFrame:
     Columns: ``display_name, run_id, benchmark, case_id, turn_index`` (nullable Int64),
     ``category, passed, latency_ms``.
     """
-    rows = [
-        {
-            "display_name": run.identity.display_name,
-            "run_id": run.identity.run_id,
-            "benchmark": run.identity.benchmark,
-            "case_id": c.case_id,
-            "turn_index": c.turn_index,
-            "category": c.category,
-            "passed": c.passed,
-            "latency_ms": c.latency_ms,
-        }
-        for run in runs
-        for c in run.cases
-    ]
     columns = ["display_name", "run_id", "benchmark", "case_id", "turn_index", "category", "passed", "latency_ms"]
-    frame = pd.DataFrame(rows, columns=columns)
+    # Straight from each run's case columns: no per-case objects, which matters at thousands of runs.
+    parts = []
+    for run in runs:
+        t = run.table
+        turn = pd.array(t.column("turn_index"), dtype="Int64")
+        turn[~t.present("turn_index")] = pd.NA
+        parts.append(
+            pd.DataFrame(
+                {
+                    "display_name": run.identity.display_name,
+                    "run_id": run.identity.run_id,
+                    "benchmark": run.identity.benchmark,
+                    "case_id": t.texts("case_id"),
+                    "turn_index": turn,
+                    "category": t.texts("category"),
+                    "passed": t.column("passed"),
+                    "latency_ms": t.column("latency_ms"),
+                },
+                columns=columns,
+            )
+        )
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
     frame["turn_index"] = frame["turn_index"].astype("Int64")
     frame["passed"] = frame["passed"].astype(bool)
     frame["latency_ms"] = frame["latency_ms"].astype("float64")
@@ -109,3 +117,40 @@ def ingestion_distribution(runs: Sequence[PmbRun]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["display_name", "run_id", "benchmark", "belief_id", "latency_ms"])
     frame["latency_ms"] = frame["latency_ms"].astype("float64")
     return frame
+
+
+BOX_COLUMNS = ["display_name", "run_id", "benchmark", "count", "min_ms", "lower_fence_ms", "q1_ms", "median_ms"]
+BOX_COLUMNS += ["q3_ms", "upper_fence_ms", "max_ms"]
+
+
+def latency_boxes(runs: Sequence[PmbRun]) -> pd.DataFrame:
+    """Box-plot statistics of each run's per-case latencies, for views too large to draw every case.
+
+    Quartiles interpolate linearly (``numpy.percentile``'s default, which is also plotly's
+    ``quartilemethod="linear"``). Whiskers follow Tukey: ``lower_fence_ms`` is the smallest latency
+    at or above ``q1 - 1.5 * IQR``, ``upper_fence_ms`` the largest at or below ``q3 + 1.5 * IQR``.
+    Runs without cases are left out.
+    """
+    rows = []
+    for run in runs:
+        lat = run.table.column("latency_ms")
+        if lat.size == 0:
+            continue
+        q1, median, q3 = (float(v) for v in np.percentile(lat, [25, 50, 75]))
+        iqr = q3 - q1
+        rows.append(
+            {
+                "display_name": run.identity.display_name,
+                "run_id": run.identity.run_id,
+                "benchmark": run.identity.benchmark,
+                "count": int(lat.size),
+                "min_ms": float(lat.min()),
+                "lower_fence_ms": float(lat[lat >= q1 - 1.5 * iqr].min()),
+                "q1_ms": q1,
+                "median_ms": median,
+                "q3_ms": q3,
+                "upper_fence_ms": float(lat[lat <= q3 + 1.5 * iqr].max()),
+                "max_ms": float(lat.max()),
+            }
+        )
+    return pd.DataFrame(rows, columns=BOX_COLUMNS)

@@ -21,6 +21,7 @@ import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from memeval_core.errors import IngestError, json_path
+from memeval_core.pmb.case_table import StringPool
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
 from memeval_core.pmb.models import (
     Belief,
@@ -228,8 +229,11 @@ def find_fixture_dir(root: Path) -> Path | None:
     return candidates[0] if candidates else None
 
 
-def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture) -> PmbRun:
-    """Validate, re-score and verify one report; raise :class:`IngestError` on bad content."""
+def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture, pool: StringPool | None = None) -> PmbRun:
+    """Validate, re-score and verify one report; raise :class:`IngestError` on bad content.
+
+    ``pool``: the string pool shared by the runs of one load (a new one when None).
+    """
     session = kind == "session-report"
     report: SingleTurnReport | SessionReport = _validate(
         SessionReport if session else SingleTurnReport, raw, "session report" if session else "single-turn report"
@@ -271,7 +275,7 @@ def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture) -> PmbRun:
     mismatches += verify_cases(cases, keys)
     stem = raw.rel.rsplit("/", 1)[-1].removesuffix(".json")
     benchmark: Benchmark = "pmb-session" if session else "pmb-single-turn"
-    return PmbRun(
+    return PmbRun.from_cases(
         identity=RunIdentity(
             run_id=f"{stem}-{raw.sha256[:10]}",
             display_name=report.provider,
@@ -287,6 +291,7 @@ def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture) -> PmbRun:
         extra_fields=tuple(
             sorted((report.model_extra or {}).keys() | ({"provenance"} if report.provenance else set()))
         ),
+        pool=pool,
     )
 
 
@@ -302,7 +307,11 @@ def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
         except IngestError as exc:
             errors.append(exc)
 
-    reports: list[tuple[RawFile, Kind]] = []
+    # Each report is scored as soon as it is parsed and its JSON dropped: holding every parsed report
+    # first would need gigabytes at a thousand runs. Scoring errors still follow all read errors.
+    pool = StringPool()
+    runs: list[PmbRun] = []
+    report_errors: list[IngestError] = []
     for path in iter_json_files(results):
         rel = path.relative_to(results).as_posix()
         try:
@@ -312,7 +321,21 @@ def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
             continue
         kind = sniff(raw.data)
         if kind in ("single-turn-report", "session-report"):
-            reports.append((raw, kind))
+            if fixture is None:
+                report_errors.append(
+                    IngestError(
+                        raw.rel,
+                        "$",
+                        "no PMB fixture found to score this report against",
+                        "run `python -m memeval_core sync`, or pass --fixtures DIR "
+                        "(the folder with retrieval.cases.json)",
+                    )
+                )
+                continue
+            try:
+                runs.append(build_run(raw, kind, fixture, pool))
+            except IngestError as exc:
+                report_errors.append(exc)
         elif kind is None:
             if _REPORT_NAME_HINT in path.name:
                 errors.append(
@@ -325,23 +348,7 @@ def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
                 )
             else:
                 skipped.append(rel)
-
-    runs: list[PmbRun] = []
-    for raw, kind in reports:
-        if fixture is None:
-            errors.append(
-                IngestError(
-                    raw.rel,
-                    "$",
-                    "no PMB fixture found to score this report against",
-                    "run `python -m memeval_core sync`, or pass --fixtures DIR (the folder with retrieval.cases.json)",
-                )
-            )
-            continue
-        try:
-            runs.append(build_run(raw, kind, fixture))
-        except IngestError as exc:
-            errors.append(exc)
+    errors.extend(report_errors)
     runs.sort(key=lambda r: (r.identity.benchmark != "pmb-single-turn", r.identity.source))
     return PmbLoad(tuple(assign_display_names(runs)), tuple(errors), fixture, tuple(skipped))
 

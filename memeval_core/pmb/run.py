@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Literal
 
+from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
 from memeval_core.pmb.rescore import Aggregate, ScoredCase, aggregate
 
@@ -37,12 +37,19 @@ class RunIdentity:
 
 @dataclass(frozen=True)
 class PmbRun:
-    """One ingested, re-scored and verified PMB report."""
+    """One ingested, re-scored and verified PMB report.
+
+    Its cases are kept as columns (:attr:`table`), not as objects, so that a thousand runs fit in memory
+    and load fast from the cache; :attr:`cases` rebuilds the objects on demand. Build one with
+    :meth:`from_cases`.
+    """
 
     identity: RunIdentity
     """Who and where."""
-    cases: tuple[ScoredCase, ...]
-    """Re-derived cases (session: turns), in report order (session: case, turn order)."""
+    table: CaseTable
+    """Re-derived cases (session: turns) as columns, in report order (session: case, turn order)."""
+    aggregate: Aggregate
+    """Re-derived aggregates (grouped by the fixture's categories)."""
     stated: RetrievalSummary
     """The aggregates the report states."""
     ingestion: Ingestion | None
@@ -52,10 +59,33 @@ class PmbRun:
     extra_fields: tuple[str, ...] = field(default=())
     """Top-level report fields memeval keeps but does not interpret (e.g. provenance)."""
 
-    @cached_property
-    def aggregate(self) -> Aggregate:
-        """Re-derived aggregates."""
-        return aggregate(self.cases)
+    @classmethod
+    def from_cases(
+        cls,
+        identity: RunIdentity,
+        cases: Sequence[ScoredCase],
+        stated: RetrievalSummary,
+        ingestion: Ingestion | None,
+        mismatches: tuple[str, ...] = (),
+        extra_fields: tuple[str, ...] = (),
+        pool: StringPool | None = None,
+    ) -> PmbRun:
+        """A run from its re-derived cases; their text is interned in ``pool`` (shared by a load's runs)."""
+        return cls(
+            identity=identity,
+            table=CaseTable.from_cases(cases, pool),
+            aggregate=aggregate(cases),
+            stated=stated,
+            ingestion=ingestion,
+            mismatches=mismatches,
+            extra_fields=extra_fields,
+        )
+
+    @property
+    def cases(self) -> tuple[ScoredCase, ...]:
+        """Every case as an object, rebuilt from :attr:`table` on each access (bind it once; prefer the table
+        for aggregations over many runs)."""
+        return self.table.cases()
 
     @property
     def verified(self) -> bool:

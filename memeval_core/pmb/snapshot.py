@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from memeval_core.pmb.case_table import StringPool
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.models import Belief, Ingestion, RetrievalCase, RetrievalSummary, SessionCase
@@ -143,16 +144,18 @@ def read_snapshot(directory: Path) -> PmbLoad:
             row["questions"] = tuple(row["questions"])
         by_run.setdefault(rid, []).append(ScoredCase(**row))
     runs = []
+    pool = StringPool()
     for r in runs_doc["runs"]:
         ident = RunIdentity(**r["identity"])
         runs.append(
-            PmbRun(
+            PmbRun.from_cases(
                 identity=ident,
                 cases=tuple(by_run.get(ident.run_id, [])),
                 stated=RetrievalSummary.model_validate(r["stated"]),
                 ingestion=None if r["ingestion"] is None else Ingestion.model_validate(r["ingestion"]),
                 mismatches=tuple(r["mismatches"]),
                 extra_fields=tuple(r["extra_fields"]),
+                pool=pool,
             )
         )
     return PmbLoad(tuple(runs), (), fixture, ())

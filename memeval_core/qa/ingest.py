@@ -13,16 +13,19 @@ check the publishable protocol. A bad file yields one :class:`IngestError`; the 
 from __future__ import annotations
 
 import csv
+import gc
 import hashlib
 import io
 import json
 import os
+import pickle
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from contextlib import contextmanager
+from dataclasses import dataclass, fields, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -40,7 +43,7 @@ from memeval_core.qa.importers import (
 )
 from memeval_core.qa.importers._common import Source, UnjudgedError
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
-from memeval_core.qa.models import QaQuestion, QaRun
+from memeval_core.qa.models import QaModel, QaQuestion, QaRun
 from memeval_core.qa.scoring import RunScore, accuracy_excluding, is_disputed_list, parse_disputed, score_run
 
 SUFFIXES = (".json", ".jsonl", ".csv")
@@ -95,6 +98,122 @@ class LoadedRun:
     """LoCoMo: accuracy without locomo-audit's disputed questions; None without the list or for other benchmarks."""
     n_disputed: int = 0
     """Scored questions left out of ``accuracy_without_disputed``."""
+
+    # Pickling (the warm-start cache, worker processes). A run's questions and scores are tens of
+    # thousands of objects; unpickling them eagerly would make a warm start almost as slow as a cold one.
+    # They travel as one opaque payload per run instead, unpickled on first access of ``run`` or
+    # ``score`` (see :func:`_restore_loaded_run`). Everything else is restored at once.
+
+    def __reduce__(self) -> tuple[Callable[..., LoadedRun], tuple[Any, ...]]:
+        d = self.__dict__
+        payload = d.get(_PAYLOAD)
+        if payload is None:
+            payload = _dump_payload(self.run, self.score)
+        return (_restore_loaded_run, (payload, *(d[name] for name in _EAGER_FIELDS)))
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            # Only reached for an attribute the instance lacks: ``run`` / ``score`` of an unpickled run.
+            if name not in _LAZY_FIELDS:
+                raise AttributeError(name)
+            d = self.__dict__
+            payload = d.get(_PAYLOAD)
+            if payload is None:
+                if name in d:  # another thread materialised it meanwhile
+                    return d[name]
+                raise AttributeError(name)
+            run, score = _load_payload(payload)
+            d.setdefault("run", run)
+            d.setdefault("score", score)
+            d.pop(_PAYLOAD, None)
+            return d[name]
+
+
+_PAYLOAD = "_payload"
+_LAZY_FIELDS = ("run", "score")
+_EAGER_FIELDS = tuple(f.name for f in fields(LoadedRun) if f.name not in _LAZY_FIELDS)
+
+
+_QUESTION_FIELDS = tuple(QaQuestion.model_fields)
+
+
+def _model_state(m: QaModel) -> tuple[dict[str, Any], dict[str, Any] | None, set[str]] | None:
+    """A model's instance state, or None when it holds something a plain rebuild would not reproduce."""
+    if m.__pydantic_private__ is not None:
+        return None
+    return m.__dict__, m.__pydantic_extra__, m.__pydantic_fields_set__
+
+
+def _dump_payload(run: QaRun, score: RunScore) -> bytes:
+    """Pickle a run and its scores; the questions as one row of field values each (see :func:`_load_payload`).
+
+    Pydantic models unpickle through a Python ``__setstate__`` per object; rows of plain tuples unpickle in C
+    and are turned back into models in one tight loop. A question whose state does not fit the rows (fields
+    in another order, private attributes) sends the whole run through plain pickling instead.
+    """
+    rows: list[tuple[tuple[Any, ...], dict[str, Any] | None, int]] = []
+    field_sets: dict[frozenset[str], int] = {}
+    run_state = _model_state(run)
+    compact = run_state is not None and type(run) is QaRun
+    for q in run.questions if compact else ():
+        state = _model_state(q)
+        if state is None or type(q) is not QaQuestion or tuple(state[0]) != _QUESTION_FIELDS:
+            compact = False
+            break
+        values, extra, fields_set = state
+        fs = field_sets.setdefault(frozenset(fields_set), len(field_sets))
+        rows.append((tuple(values.values()), extra, fs))
+    if not compact or run_state is None:
+        return pickle.dumps((run, score), protocol=pickle.HIGHEST_PROTOCOL)
+    run_dict = {k: v for k, v in run_state[0].items() if k != "questions"}
+    head = (run_dict, run_state[1], run_state[2], list(run_state[0]))
+    return pickle.dumps(
+        ("rows", head, tuple(field_sets), rows, score),
+        protocol=pickle.HIGHEST_PROTOCOL,
+    )
+
+
+def _rebuild(cls: type[QaModel], values: dict[str, Any], extra: dict[str, Any] | None, fields_set: set[str]) -> Any:
+    m = cls.__new__(cls)
+    object.__setattr__(m, "__dict__", values)
+    object.__setattr__(m, "__pydantic_extra__", extra)
+    object.__setattr__(m, "__pydantic_fields_set__", fields_set)
+    object.__setattr__(m, "__pydantic_private__", None)
+    return m
+
+
+def _load_payload(payload: bytes) -> tuple[QaRun, RunScore]:
+    with gc_paused():
+        data = pickle.loads(payload)
+        if data[0] != "rows":
+            run, score = data
+            return run, score
+        _, (run_dict, run_extra, run_fields_set, order), field_sets, rows, score = data
+        new = QaQuestion.__new__
+        setattr_ = object.__setattr__
+        names = _QUESTION_FIELDS
+        questions: list[QaQuestion] = []
+        append = questions.append
+        for values, extra, fs in rows:
+            q = new(QaQuestion)
+            setattr_(q, "__dict__", dict(zip(names, values, strict=True)))
+            setattr_(q, "__pydantic_extra__", extra)
+            setattr_(q, "__pydantic_fields_set__", set(field_sets[fs]))
+            setattr_(q, "__pydantic_private__", None)
+            append(q)
+        run_dict["questions"] = questions
+        run = _rebuild(QaRun, {k: run_dict[k] for k in order}, run_extra, run_fields_set)
+    return run, score
+
+
+def _restore_loaded_run(payload: bytes, *eager: Any) -> LoadedRun:
+    """Unpickle a :class:`LoadedRun`: its run and scores stay a payload until first accessed."""
+    obj = object.__new__(LoadedRun)
+    d = obj.__dict__
+    d[_PAYLOAD] = payload
+    d.update(zip(_EAGER_FIELDS, eager, strict=True))
+    return obj
 
 
 @dataclass(frozen=True)
@@ -474,8 +593,30 @@ def _classify(
     return singles, grades, responses, mappings, disputed, skipped
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Suspend the cyclic garbage collector for a block that builds many long-lived objects.
+
+    Parsed JSON and one record per question are hundreds of thousands of container objects, none of
+    them garbage: each automatic full collection would traverse all of them (about a third of a cold
+    load). Reference counting still frees everything as usual; the collector resumes afterwards.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
     """Load every QA run under ``results``; LoCoMo runs are joined to locomo10.json from ``datasets`` or results."""
+    with gc_paused():
+        return _load_qa(results, datasets)
+
+
+def _load_qa(results: Path, datasets: Path | None) -> QaLoad:
     errors: list[IngestError] = []
     ds: LocomoDataset | None = None
     locomo_path = locomo.find_locomo(datasets) if datasets is not None else None

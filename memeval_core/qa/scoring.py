@@ -130,35 +130,85 @@ class QuestionScore:
     """FAMA with MPA = ``mpa`` or the question score, FAA = ``faa`` or 1, w = 1."""
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _question_score(
+    question_id: str,
+    category: str | None,
+    scored: bool,
+    failure: str | None,
+    score: float,
+    correct: bool,
+    majority: bool | None,
+    per_judge: dict[str, float],
+    fama: float,
+) -> QuestionScore:
+    """``QuestionScore(...)`` without the frozen dataclass's one ``object.__setattr__`` call per field."""
+    s = _new(QuestionScore)
+    _set(
+        s,
+        "__dict__",
+        {
+            "question_id": question_id,
+            "category": category,
+            "scored": scored,
+            "failure": failure,
+            "score": score,
+            "correct": correct,
+            "majority": majority,
+            "per_judge": per_judge,
+            "fama": fama,
+        },
+    )
+    return s
+
+
 def score_question(q: QaQuestion, w: float = 1.0) -> QuestionScore:
     """Score one question (see the module docstring for the rules)."""
-    failure = failure_reason(q)
-    n = len(q.verdicts)
+    verdicts = q.verdicts
+    n = len(verdicts)
+    # failure_reason(q), inline: this runs once per question of every run.
+    failure: str | None = None
+    if q.scored:
+        answer = q.answer
+        if q.error:
+            failure = "error"
+        elif answer is None or not answer.strip():
+            failure = "no answer"
+        elif not n:
+            failure = "not judged"
     if failure is not None:
-        per_judge = {v.judge: 0.0 for v in q.verdicts}
+        per_judge = {v.judge: 0.0 for v in verdicts}
         majority_failed = False if n >= 2 else None
-        return QuestionScore(q.question_id, q.category, q.scored, failure, 0.0, False, majority_failed, per_judge, 0.0)
-    per_judge = {v.judge: rescale(v) for v in q.verdicts}
-    score = math.fsum(rescale(v) for v in q.verdicts) / n if n else 0.0
-    majority = sum(passes(v) for v in q.verdicts) * 2 > n if n >= 2 else None
+        return _question_score(
+            q.question_id, q.category, q.scored, failure, 0.0, False, majority_failed, per_judge, 0.0
+        )
+    majority: bool | None
+    if n == 1:
+        # The common case: one judge. fsum([x]) / 1 is x (a negative zero becomes 0.0, as fsum does).
+        v = verdicts[0]
+        x = v.score / 5.0 if v.scale == "rubric-0-5" else v.score
+        per_judge = {v.judge: x}
+        score = x + 0.0
+        majority = None
+    else:
+        values = [v.score / 5.0 if v.scale == "rubric-0-5" else v.score for v in verdicts]
+        per_judge = dict(zip([v.judge for v in verdicts], values, strict=True))
+        score = math.fsum(values) / n if n else 0.0
+        majority = sum(x >= PASS_THRESHOLD - 1e-12 for x in values) * 2 > n if n >= 2 else None
     correct = score >= PASS_THRESHOLD - 1e-12
-    if kind_of(q) == "abstention":
+    if (q.kind == "abstention" or q.category == "abstention") and kind_of(q) == "abstention":
         abstained = q.abstained if q.abstained is not None else looks_like_abstention(q.answer)
         correct = abstained
         score = 1.0 if abstained else 0.0
         majority = abstained if majority is not None else None
     mpa = q.mpa if q.mpa is not None else score
-    return QuestionScore(
-        q.question_id,
-        q.category,
-        q.scored,
-        None,
-        score,
-        correct,
-        majority,
-        per_judge,
-        fama(mpa, q.faa if q.faa is not None else 1.0, w),
-    )
+    faa = q.faa
+    # fama(mpa, faa or 1, w), inline.
+    fama_value = max(0.0, mpa - w * (1.0 - (faa if faa is not None else 1.0)))
+    return _question_score(q.question_id, q.category, q.scored, None, score, correct, majority, per_judge, fama_value)
 
 
 @dataclass(frozen=True)
@@ -216,54 +266,67 @@ class RunScore:
 
 def _group(scores: Sequence[QuestionScore], name: str | None) -> GroupScore:
     n = len(scores)
-    acc = math.fsum(s.score for s in scores) / n if n else None
-    return GroupScore(name, n, acc, sum(s.correct for s in scores))
+    acc = math.fsum([s.score for s in scores]) / n if n else None
+    return GroupScore(name, n, acc, sum([s.correct for s in scores]))
 
 
 def score_run(run: QaRun, w: float = 1.0) -> RunScore:
     """Score every question and aggregate (accuracy, majority, failures, per judge, per category, per kind)."""
-    per_q = tuple(score_question(q, w) for q in run.questions)
-    scored = [(q, s) for q, s in zip(run.questions, per_q, strict=True) if s.scored]
-    n = len(scored)
-    judges: list[str] = []
-    for q in run.questions:
+    questions = run.questions
+    per_q = tuple([score_question(q, w) for q in questions])
+    judges: dict[str, None] = {}  # first-seen order
+    for q in questions:
         for v in q.verdicts:
-            if v.judge not in judges:
-                judges.append(v.judge)
-    multi = any(len(q.verdicts) >= 2 for q, _ in scored)
-    per_judge: dict[str, float] = {}
-    for j in judges:
-        vals = [s.per_judge.get(j, 0.0) for q, s in scored if s.failure is not None or j in s.per_judge]
-        if vals:
-            per_judge[j] = math.fsum(vals) / len(vals)
+            judges[v.judge] = None
+    # One pass over the scored questions. math.fsum is correctly rounded, so the order in which values
+    # are collected does not change a mean.
+    scored: list[QuestionScore] = []
+    judge_values: dict[str, list[float]] = {j: [] for j in judges}
     cats: dict[str, list[QuestionScore]] = {}
     kinds: dict[str, list[QuestionScore]] = {}
-    for q, s in scored:
-        if q.category is not None:
-            cats.setdefault(q.category, []).append(s)
+    names: dict[str, str | None] = {}
+    reasons: dict[str, int] = {}
+    latencies: list[float] = []
+    multi = False
+    for q, s in zip(questions, per_q, strict=True):
+        if not s.scored:
+            continue
+        scored.append(s)
+        if len(q.verdicts) >= 2:
+            multi = True
+        if s.failure is not None:
+            reasons[s.failure] = reasons.get(s.failure, 0) + 1
+            for j, values in judge_values.items():
+                values.append(s.per_judge.get(j, 0.0))
+        else:
+            for j, x in s.per_judge.items():
+                judge_values[j].append(x)
+        category = q.category
+        if category is not None:
+            cats.setdefault(category, []).append(s)
+            names[category] = q.category_name
         k = kind_of(q)
         if k is not None:
             kinds.setdefault(k, []).append(s)
-    names = {q.category: q.category_name for q, _ in scored if q.category is not None}
-    reasons: dict[str, int] = {}
-    for _, s in scored:
-        if s.failure is not None:
-            reasons[s.failure] = reasons.get(s.failure, 0) + 1
+        if q.latency_ms is not None:
+            latencies.append(q.latency_ms)
+    n = len(scored)
+    per_judge = {j: math.fsum(values) / len(values) for j, values in judge_values.items() if values}
     return RunScore(
         questions=per_q,
         n_questions=n,
         n_unscored=len(per_q) - n,
-        accuracy=math.fsum(s.score for _, s in scored) / n if n else None,
-        correct=sum(s.correct for _, s in scored),
-        majority_accuracy=sum(bool(s.majority) for _, s in scored) / n if multi and n else None,
+        accuracy=math.fsum([s.score for s in scored]) / n if n else None,
+        correct=sum([s.correct for s in scored]),
+        majority_accuracy=sum([bool(s.majority) for s in scored]) / n if multi and n else None,
         failures=sum(reasons.values()),
         failure_reasons=reasons,
         judges=tuple(judges),
         per_judge_accuracy=per_judge,
         categories={c: _group(v, names.get(c)) for c, v in sorted(cats.items(), key=lambda kv: _code_key(kv[0]))},
         kinds={k: _group(kinds[k], k) for k in GROUPMEMBENCH_KINDS if k in kinds},
-        fama=math.fsum(s.fama for _, s in scored) / n if n else None,
-        latency_ms=tuple(q.latency_ms for q, _ in scored if q.latency_ms is not None),
+        fama=math.fsum([s.fama for s in scored]) / n if n else None,
+        latency_ms=tuple(latencies),
     )
 
 

@@ -17,6 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
 
+import numpy as np
+from numpy.typing import NDArray
+
 METHOD = "exact McNemar (two-sided binomial test on discordant pairs, p = min(1, 2*BinomCDF(min(b,c); b+c, 0.5)))"
 
 
@@ -64,25 +67,36 @@ class McNemarReport:
         return self.p_value < self.alpha
 
 
-def mcnemar_exact(a_passed: Sequence[bool], b_passed: Sequence[bool], *, alpha: float = 0.05) -> McNemarReport:
+def mcnemar_exact(
+    a_passed: Sequence[bool] | NDArray[np.bool_], b_passed: Sequence[bool] | NDArray[np.bool_], *, alpha: float = 0.05
+) -> McNemarReport:
     """Exact McNemar test on paired verdicts (``a_passed[i]`` and ``b_passed[i]`` are the same case)."""
     if len(a_passed) != len(b_passed):
         raise ValueError(f"paired verdicts differ in length: a has {len(a_passed)}, b has {len(b_passed)}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    pairs = list(zip(a_passed, b_passed, strict=True))
-    b = sum(1 for x, y in pairs if x and not y)
-    c = sum(1 for x, y in pairs if y and not x)
-    both = sum(1 for x, y in pairs if x and y)
-    n = len(pairs)
+    a = np.asarray(a_passed, dtype=bool)
+    b_arr = np.asarray(b_passed, dtype=bool)
+    b = int(np.count_nonzero(a & ~b_arr))
+    c = int(np.count_nonzero(b_arr & ~a))
+    both = int(np.count_nonzero(a & b_arr))
+    return mcnemar_from_counts(len(a), both, b, c, alpha=alpha)
+
+
+def mcnemar_from_counts(n: int, both_passed: int, b: int, c: int, *, alpha: float = 0.05) -> McNemarReport:
+    """The exact McNemar report of ``n`` paired cases from their counts (both passed, A only, B only)."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if min(n, both_passed, b, c) < 0 or both_passed + b + c > n:
+        raise ValueError(f"inconsistent counts: n={n}, both_passed={both_passed}, b={b}, c={c}")
     return McNemarReport(
         method=METHOD,
         alpha=alpha,
         n=n,
-        both_passed=both,
+        both_passed=both_passed,
         b=b,
         c=c,
-        both_failed=n - both - b - c,
+        both_failed=n - both_passed - b - c,
         pass_rate_difference=(b - c) / n if n else None,
         p_value=mcnemar_exact_p(b, c),
     )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from memeval_core.errors import IngestError, json_path
-from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Scale, Verdict
+from memeval_core.qa.models import QaRun, Scale, Verdict
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def binary_verdict(
         score = float(value.strip())
     else:
         fail(src, loc, f"a binary verdict must be true/false or 0/1, got {_shown(value)}")
-    return Verdict(judge=judge, score=score, scale="binary", model=model, label=label)
+    return _verdict(judge, score, "binary", model, label, True)
 
 
 def graded_verdict(
@@ -117,19 +118,48 @@ def graded_verdict(
     if isinstance(value, bool) or not isinstance(value, int | float):
         fail(src, loc, f"a {scale} score must be a number, got {_shown(value)}")
     try:
-        return Verdict(judge=judge, score=float(value), scale=scale, model=model)
+        return _verdict(judge, float(value), scale, model, None, False)
     except ValidationError as exc:
         fail(src, loc, exc.errors()[0]["msg"], "scores must lie within the judge's scale")
+
+
+_VERDICTS: dict[tuple[str, float, bool, str, str | None, str | None, bool], Verdict] = {}
+"""Interned verdicts: one shared (frozen) instance per distinct verdict."""
+_VERDICTS_MAX = 65536
+
+
+def _verdict(judge: str, score: float, scale: Scale, model: str | None, label: str | None, labelled: bool) -> Verdict:
+    """The validated :class:`Verdict`, shared between equal verdicts.
+
+    A run repeats a handful of distinct verdicts thousands of times; sharing one frozen instance saves
+    validating each, and a pickle (the warm-start cache) stores each distinct verdict once.
+    """
+    # -0.0 == 0.0 but prints apart; graded verdicts leave ``label`` unset (``model_fields_set``).
+    key = (judge, score, math.copysign(1.0, score) < 0, scale, model, label, labelled)
+    hit = _VERDICTS.get(key)
+    if hit is None:
+        if labelled:
+            hit = Verdict(judge=judge, score=score, scale=scale, model=model, label=label)
+        else:
+            hit = Verdict(judge=judge, score=score, scale=scale, model=model)
+        if len(_VERDICTS) >= _VERDICTS_MAX:
+            _VERDICTS.clear()
+        _VERDICTS[key] = hit
+    return hit
 
 
 def build_run(src: Source, meta: dict[str, Any], questions: list[dict[str, Any]]) -> QaRun:
     """Validate the assembled run; a validation failure becomes an :class:`IngestError`."""
     meta = {"source_file": src.rel, "source_sha256": src.sha256, **meta}
     try:
-        run = QaRun(run=RunMeta(**meta), questions=[QaQuestion(**q) for q in questions])
+        # One validation over the whole run (not one model constructor call per question).
+        run = QaRun.model_validate({"run": meta, "questions": questions})
     except ValidationError as exc:
         err = exc.errors()[0]
-        fail(src, list(err["loc"]), f"{err['msg']}", "the importer could not map this value")
+        loc = list(err["loc"])
+        # Name the field within its record (``$.answer``), as validating each record on its own does.
+        loc = loc[1:] if loc[:1] == ["run"] else loc[2:] if loc[:1] == ["questions"] else loc
+        fail(src, loc, f"{err['msg']}", "the importer could not map this value")
     ids = [q.question_id for q in run.questions]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)

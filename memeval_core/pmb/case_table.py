@@ -1,0 +1,217 @@
+"""Columnar storage of a run's re-scored cases: one numpy array per field instead of one object per case.
+
+At 1,000 runs x 2,000 cases a :class:`~memeval_core.pmb.rescore.ScoredCase` object per case (with its
+tuples and strings) costs several KiB each, gigabytes in all, and unpickling them is what a warm start
+and every page would pay. A :class:`CaseTable` keeps the same information in about 200 bytes per case:
+
+- text fields (case id, category, description, …) as int32 codes into a :class:`StringPool` shared by
+  every run of a load, so a string repeated across runs is stored once;
+- id lists and message lists (returned ids, failures, …) in CSR layout: int32 codes plus offsets;
+- optional numbers as float64 with a presence mask, optional ints and the pass type as small ints.
+
+Aggregations read the arrays directly (:meth:`CaseTable.column`, :meth:`CaseTable.present`);
+:meth:`CaseTable.case` and :meth:`CaseTable.cases` rebuild identical :class:`ScoredCase` objects for the
+few cases a view shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memeval_core.pmb.pass_types import PASS_TYPES
+from memeval_core.pmb.rescore import ScoredCase
+
+FieldKind = Literal["text", "ids", "optional_ids", "bool", "pass_type", "number", "optional_number", "optional_int"]
+
+_KIND_OF_TYPE: dict[str, FieldKind] = {
+    "str": "text",
+    "tuple[str, ...]": "ids",
+    "tuple[str, ...] | None": "optional_ids",
+    "bool": "bool",
+    "PassType | None": "pass_type",
+    "float": "number",
+    "float | None": "optional_number",
+    "int | None": "optional_int",
+}
+
+FIELDS: tuple[tuple[str, FieldKind], ...] = tuple(
+    (f.name, _KIND_OF_TYPE[str(f.type)]) for f in dataclasses.fields(ScoredCase)
+)
+"""Every field of :class:`ScoredCase`, in constructor order, with how it is stored (a new field type fails here)."""
+
+_NO_PASS = -1
+
+
+class StringPool:
+    """Text interned as int32 codes: one entry per distinct string, shared by every table of a load.
+
+    Codes are insertion positions, so :attr:`strings` is the dict's key order and never needs re-sorting.
+    """
+
+    __slots__ = ("_codes", "_strings")
+
+    def __init__(self) -> None:
+        self._codes: dict[str, int] = {}
+        self._strings: list[str] = []
+
+    def encode(self, values: Sequence[str]) -> NDArray[np.int32]:
+        """Codes of ``values`` (new strings are added)."""
+        codes = self._codes
+        # setdefault evaluates len(codes) before inserting, so a new string gets the next free code.
+        out = np.fromiter((codes.setdefault(v, len(codes)) for v in values), np.int32, len(values))
+        return out
+
+    def code_of(self, value: str) -> int | None:
+        """The code of ``value``, or None when the pool has never seen it."""
+        return self._codes.get(value)
+
+    @property
+    def strings(self) -> list[str]:
+        """Every string, indexed by its code."""
+        if len(self._strings) != len(self._codes):
+            self._strings = list(self._codes)
+        return self._strings
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __getstate__(self) -> list[str]:
+        return self.strings
+
+    def __setstate__(self, state: list[str]) -> None:
+        self._strings = state
+        self._codes = {s: i for i, s in enumerate(state)}
+
+
+def _offsets(lengths: Sequence[int]) -> NDArray[np.int32]:
+    out = np.zeros(len(lengths) + 1, np.int32)
+    np.cumsum(np.fromiter(lengths, np.int32, len(lengths)), out=out[1:])
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class CaseTable:
+    """The re-scored cases of one run, column by column (see the module docstring).
+
+    ``columns`` maps each field of :data:`FIELDS` to its array (``ids`` fields: the flat codes); ``offsets``
+    holds the CSR offsets of list fields and ``masks`` the presence of optional fields.
+    """
+
+    n: int
+    """Number of cases."""
+    pool: StringPool
+    """The string pool the text and id codes refer to."""
+    columns: dict[str, NDArray[Any]]
+    """Field name -> values (text/ids: int32 codes; bool; pass_type: int8, -1 for none; numbers: float64)."""
+    offsets: dict[str, NDArray[np.int32]]
+    """List fields: CSR offsets (``n + 1`` entries) into ``columns[field]``."""
+    masks: dict[str, NDArray[np.bool_]]
+    """Optional fields: True where the value is present (not None)."""
+
+    @classmethod
+    def from_cases(cls, cases: Sequence[ScoredCase], pool: StringPool | None = None) -> CaseTable:
+        """Pack ``cases`` (in order) into columns; text goes into ``pool`` (a new pool when None)."""
+        pool = StringPool() if pool is None else pool
+        n = len(cases)
+        columns: dict[str, NDArray[Any]] = {}
+        offsets: dict[str, NDArray[np.int32]] = {}
+        masks: dict[str, NDArray[np.bool_]] = {}
+        for name, kind in FIELDS:
+            values: list[Any] = [getattr(c, name) for c in cases]
+            if kind == "text":
+                columns[name] = pool.encode(values)
+            elif kind in ("ids", "optional_ids"):
+                if kind == "optional_ids":
+                    masks[name] = np.fromiter((v is not None for v in values), np.bool_, n)
+                    values = [() if v is None else v for v in values]
+                offsets[name] = _offsets([len(v) for v in values])
+                columns[name] = pool.encode([s for v in values for s in v])
+            elif kind == "bool":
+                columns[name] = np.fromiter(values, np.bool_, n)
+            elif kind == "pass_type":
+                index = {t: i for i, t in enumerate(PASS_TYPES)}
+                columns[name] = np.fromiter((_NO_PASS if v is None else index[v] for v in values), np.int8, n)
+            elif kind == "number":
+                columns[name] = np.fromiter(values, np.float64, n)
+            else:
+                masks[name] = np.fromiter((v is not None for v in values), np.bool_, n)
+                dtype = np.float64 if kind == "optional_number" else np.int64
+                columns[name] = np.fromiter((0 if v is None else v for v in values), dtype, n)
+        return cls(n=n, pool=pool, columns=columns, offsets=offsets, masks=masks)
+
+    def column(self, name: str) -> NDArray[Any]:
+        """The raw array of one non-list field (text: codes; optional numbers: 0 where absent, see :meth:`present`)."""
+        if name in self.offsets:
+            raise ValueError(f"{name} is a list field; use ids_of()")
+        return self.columns[name]
+
+    def present(self, name: str) -> NDArray[np.bool_]:
+        """True where an optional field has a value (all True for required fields)."""
+        mask = self.masks.get(name)
+        return np.ones(self.n, np.bool_) if mask is None else mask
+
+    def texts(self, name: str) -> list[str]:
+        """A text field decoded, one string per case."""
+        strings = self.pool.strings
+        return [strings[c] for c in self.columns[name].tolist()]
+
+    def pass_types(self) -> list[str | None]:
+        """The pass type of every case (None when failed)."""
+        return [None if c == _NO_PASS else PASS_TYPES[c] for c in self.columns["pass_type"].tolist()]
+
+    def index_of(self, case_id: str, turn_index: int | None = None) -> int | None:
+        """Row of the case ``case_id`` (session: with ``turn_index``), or None when the run lacks it."""
+        code = self.pool.code_of(case_id)
+        if code is None:
+            return None
+        rows = np.flatnonzero(self.columns["case_id"] == code)
+        if turn_index is None:
+            rows = rows[~self.masks["turn_index"][rows]]
+        else:
+            rows = rows[self.masks["turn_index"][rows] & (self.columns["turn_index"][rows] == turn_index)]
+        return int(rows[0]) if rows.size else None
+
+    def _values(self, name: str, kind: FieldKind, rows: NDArray[np.int64]) -> list[Any]:
+        strings = self.pool.strings
+        col = self.columns[name]
+        if kind == "text":
+            return [strings[c] for c in col[rows].tolist()]
+        if kind in ("ids", "optional_ids"):
+            off = self.offsets[name]
+            codes = col.tolist()
+            starts, ends = off[rows].tolist(), off[rows + 1].tolist()
+            out: list[Any] = [tuple([strings[c] for c in codes[s:e]]) for s, e in zip(starts, ends, strict=True)]
+            if kind == "optional_ids":
+                have = self.masks[name][rows].tolist()
+                out = [v if h else None for v, h in zip(out, have, strict=True)]
+            return out
+        if kind == "pass_type":
+            return [None if c == _NO_PASS else PASS_TYPES[c] for c in col[rows].tolist()]
+        values: list[Any] = col[rows].tolist()
+        if kind in ("optional_number", "optional_int"):
+            have = self.masks[name][rows].tolist()
+            return [v if h else None for v, h in zip(values, have, strict=True)]
+        return values
+
+    def cases(self, rows: Sequence[int] | NDArray[np.int64] | None = None) -> tuple[ScoredCase, ...]:
+        """The cases at ``rows`` (all, in order, when None) as :class:`ScoredCase` objects."""
+        idx = np.arange(self.n, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+        if idx.size == 0:
+            return ()
+        cols = [self._values(name, kind, idx) for name, kind in FIELDS]
+        return tuple(ScoredCase(*row) for row in zip(*cols, strict=True))
+
+    def case(self, row: int) -> ScoredCase:
+        """The case at ``row``."""
+        return self.cases([row])[0]
+
+    def nbytes(self) -> int:
+        """Bytes held by this table's arrays (the shared pool not included)."""
+        arrays = [*self.columns.values(), *self.offsets.values(), *self.masks.values()]
+        return int(sum(a.nbytes for a in arrays))
