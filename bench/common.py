@@ -136,9 +136,13 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """``--quick`` (tiny sizes, for the smoke test) and ``--out`` (folder for the JSON result)."""
+def parse_args(
+    description: str, argv: Sequence[str] | None = None, extra: Callable[[argparse.ArgumentParser], None] | None = None
+) -> argparse.Namespace:
+    """``--quick`` (tiny sizes, for the smoke test), ``--out`` (folder for the JSON result), and ``extra``'s options."""
     parser = argparse.ArgumentParser(description=description)
+    if extra is not None:
+        extra(parser)
     parser.add_argument("--quick", action="store_true", help="tiny sizes: checks the script runs, not the speed")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for <script>.json")
     return parser.parse_args(argv)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import comb
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,7 +32,11 @@ def mcnemar_exact_p(b: int, c: int) -> float:
     m = b + c
     if m == 0:
         return 1.0
-    tail = sum(comb(m, i) for i in range(min(b, c) + 1))
+    # C(m, i+1) = C(m, i) * (m - i) / (i + 1), exact in integers: one multiply and divide per term.
+    tail, term = 0, 1
+    for i in range(min(b, c) + 1):
+        tail += term
+        term = term * (m - i) // (i + 1)
     # Integer numerator and denominator: one correctly rounded division, no underflow for large m.
     return min(1.0, (2 * tail) / (1 << m))
 
