@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from memeval_core.explore.compare import (
     case_detail,
     compare_stats,
     filter_pairs,
+    paired_cases,
     paired_frame,
     stats_frame,
     win_tie_loss,
@@ -231,3 +233,31 @@ def test_win_tie_loss_tenure_single_turn(pmb: PmbLoad) -> None:
         win_tie_loss(pmb.runs, "tenure")
     with pytest.raises(ValueError, match="no run"):
         win_tie_loss(single, "nobody")
+
+
+def test_runs_of_separate_loads_pair_by_case_id() -> None:
+    # Each _run has its own string pool, so codes differ; pairing must go through the text.
+    a = _run("A", [_case("x", True, 1.0), _case("y", False, None), _case("only-a", True, None)])
+    b = _run("B", [_case("z-only-b", True, None), _case("y", True, 0.5), _case("x", False, 0.0)])
+    assert a.table.pool is not b.table.pool
+    pairs = paired_cases(a, b)
+    assert [(p.case_id, q.case_id) for p, q in pairs] == [("x", "x"), ("y", "y")]
+    assert [(p.passed, q.passed) for p, q in pairs] == [(True, False), (False, True)]
+    wtl = win_tie_loss([a, b], "A").iloc[0]
+    assert (wtl["n"], wtl["wins"], wtl["losses"]) == (2, 1, 1)
+
+
+def test_turns_pair_by_case_and_turn() -> None:
+    turns_a = [replace(_case("s", True, None), turn_index=i) for i in (0, 1, 2)]
+    turns_b = [replace(_case("s", i == 1, None), turn_index=i) for i in (2, 1)]
+    a = _run("A", turns_a, "pmb-session")
+    b = _run("B", turns_b, "pmb-session")
+    pairs = paired_cases(a, b)
+    assert [(p.turn_index, q.turn_index, q.passed) for p, q in pairs] == [(1, 1, True), (2, 2, False)]
+
+
+def test_a_case_reported_twice_is_refused() -> None:
+    a = _run("A", [_case("x", True, None), _case("x", False, None)])
+    b = _run("B", [_case("x", True, None)])
+    with pytest.raises(ValueError, match="appears twice"):
+        paired_cases(a, b)
