@@ -72,13 +72,16 @@ def ratio(slow: float, fast: float) -> float:
 def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 3600) -> dict[str, Any]:
     """Run ``code`` in a fresh interpreter (cold start); it must print one JSON object as its last line.
 
-    The child's peak resident memory (``ru_maxrss``, KiB on Linux) is added as ``peak_rss_mib``.
+    The child's peak resident memory is added as ``peak_rss_mib``: ``VmHWM`` of /proc/self/status, because
+    Linux carries ``ru_maxrss`` over from the parent across fork and exec (a large benchmark process would
+    make every child look large).
     """
     wrapped = (
         code
-        + "\nimport json as _j, resource as _r, sys as _s\n"
+        + "\nimport json as _j, sys as _s\n"
         + "_out = dict(globals().get('RESULT', {}))\n"
-        + "_out['peak_rss_mib'] = _r.getrusage(_r.RUSAGE_SELF).ru_maxrss / 1024\n"
+        + "_hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
+        + "_out['peak_rss_mib'] = int(_hwm[0].split()[1]) / 1024 if _hwm else None\n"
         + "_s.stdout.write('\\n' + _j.dumps(_out) + '\\n')\n"
     )
     proc = subprocess.run(
@@ -132,7 +135,13 @@ def machine() -> dict[str, Any]:
 
 
 def peak_rss_mib() -> float:
-    """Peak resident memory of this process so far, MiB."""
+    """Peak resident memory of this process so far, MiB (``VmHWM``; ``ru_maxrss`` where /proc is missing)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

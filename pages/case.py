@@ -57,12 +57,7 @@ def show_case(runs: tuple[PmbRun, ...], fixture: PmbFixture, key: str) -> None:
         "though an assertion excludes it; missing = required, not returned; blank = neither."
     )
     matrix = cv.id_matrix(view)
-    st.dataframe(
-        matrix.style.map(ui.class_style, subset=list(matrix.columns[2:])),
-        hide_index=True,
-        height="content",
-        key="ids",
-    )
+    st.dataframe(ui.class_styled(matrix), hide_index=True, height="content", key="ids")
     ui.download_buttons(matrix, f"{stem}-ids", "ids")
     failures = cv.failures_frame(view)
     if len(failures):

@@ -327,7 +327,7 @@ def case_section(a: PmbRun, b: PmbRun, fixture: PmbFixture | None, keys: list[st
     )
     matrix = cv.id_matrix(view)
     st.dataframe(
-        matrix.style.map(ui.class_style, subset=list(matrix.columns[2:])),
+        ui.class_styled(matrix),
         hide_index=True,
         height="content",
         key="case-ids",

@@ -428,6 +428,19 @@ def class_style(value: object) -> str:
     return f"color: {colour}; font-weight: 600" if colour else ""
 
 
+STYLED_CELLS_LIMIT = 5_000
+"""Above this many classified cells the id matrix is shown without colours: pandas' Styler costs about
+0.1 ms per cell on every rerun (seconds at a thousand providers), and the words carry the same information."""
+
+
+def class_styled(matrix: pd.DataFrame) -> Any:
+    """An id matrix (``tier, id, <one column per run>``) with each classification in its colour, when small enough."""
+    classified = list(matrix.columns[2:])
+    if len(matrix) * len(classified) > STYLED_CELLS_LIMIT:
+        return matrix
+    return matrix.style.map(class_style, subset=classified)
+
+
 def pct(value: float | None, digits: int = 4) -> str:
     """A ratio for a sentence: fixed digits, or ``n/a`` when missing."""
     return "n/a" if value is None or value != value else f"{value:.{digits}f}"

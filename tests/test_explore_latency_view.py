@@ -63,7 +63,6 @@ def test_ingestion_distribution(pmb: PmbLoad) -> None:
     assert mem0["latency_ms"].sum() == pytest.approx(111262.72)
 
 
-
 def test_latency_boxes_match_the_real_latencies_and_tukey_fences(pmb: PmbLoad) -> None:
     boxes = latency_boxes(pmb.runs).set_index("run_id")
     dist = latency_distribution(pmb.runs)

@@ -128,8 +128,12 @@ def test_bad_input_is_named() -> None:
         hits_at_k(["abc"], [{"a"}])
     with pytest.raises(ValueError, match="gold is required"):
         hits_at_k([["a"]])
+    # The columnar form needs one id type; top-k hits from Python lists use Python equality (no match here).
     with pytest.raises(ValueError, match="retrieved ids are int64 but gold ids are string"):
-        hits_at_k([[1, 2]], [{"a"}])
+        to_columns([[1, 2]], [{"a"}])
+    assert not hits_at_k([[1, 2]], [{"a"}]).hits.any()
+    with pytest.raises(ValueError, match="hashable"):
+        hits_at_k([[["a"]]], [{"a"}])
     with pytest.raises(ValueError, match="null"):
         columns_from_arrow(pa.array([["a", None]]), pa.array([["a"]]))
     with pytest.raises(ValueError, match="retrieved_offsets must start at 0 and end at 2"):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from memeval_core.pmb.ingest import load_pmb, sniff
+from memeval_core import leaderboard
+from memeval_core.pmb import ingest
+from memeval_core.pmb.ingest import PmbLoad, load_pmb, sniff
 from tests._data import PMB_DIR, require
 
 
@@ -176,3 +179,45 @@ def test_explicit_fixtures_dir(tmp_path: Path, pmb: Path) -> None:
     shutil.copy(pmb / "test-results/baseline/retrieval-report-tenure.json", tmp_path / "r.json")
     load = load_pmb(tmp_path, pmb / "fixtures")
     assert [r.aggregate.passed for r in load.runs] == [77]
+
+
+def _die(path: Path, rel: str) -> None:
+    os._exit(3)
+
+
+def _every_case(load: PmbLoad) -> list[tuple[str, tuple[object, ...]]]:
+    return [(r.identity.run_id, r.cases) for r in load.runs]
+
+
+def test_parallel_scoring_gives_the_serial_result(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    serial = load_pmb(pmb)
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(ingest.WORKERS_ENV, "2")
+    assert ingest.worker_count(list(ingest.iter_json_files(pmb))) == 2
+    parallel = load_pmb(pmb)
+    assert leaderboard.rows(parallel.runs) == leaderboard.rows(serial.runs)
+    assert _every_case(parallel) == _every_case(serial)
+    assert [str(e) for e in parallel.errors] == [str(e) for e in serial.errors]
+    assert parallel.skipped == serial.skipped
+    # One pool for the whole load, as serially.
+    assert len({id(r.table.pool) for r in parallel.runs}) == 1
+
+
+def test_dead_workers_fall_back_to_serial_scoring(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    serial = load_pmb(pmb)
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(ingest.WORKERS_ENV, "2")
+    # Each worker dies at its first file, so the pool breaks before any result.
+    monkeypatch.setattr(ingest, "_load_file_in_worker", _die)
+    assert leaderboard.rows(load_pmb(pmb).runs) == leaderboard.rows(serial.runs)
+
+
+def test_worker_count_stays_serial_for_small_loads_or_when_told(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = list(ingest.iter_json_files(pmb))
+    monkeypatch.setenv(ingest.WORKERS_ENV, "4")
+    assert ingest.worker_count(paths) == 1  # the public data is far below PARALLEL_MIN_BYTES
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    assert ingest.worker_count(paths) == 4
+    for value in ("1", "0", "many"):
+        monkeypatch.setenv(ingest.WORKERS_ENV, value)
+        assert ingest.worker_count(paths) == 1

@@ -19,12 +19,27 @@ Gold ids are a set: repeats in gold are ignored.
 
 Conversion with ``depth=k`` only converts what the top k can need: each query's first ``k`` ids, and the whole
 list only for the few queries whose first ``k`` ids contain a repeat.
+
+:func:`hits_at_k` (and so every metric and :func:`memeval_core.metrics.evaluate`) skips step 1 where it can, as
+relevance only asks whether an id is in *its own query's* gold set:
+
+- Python lists: :mod:`memeval_core.metrics.lists` compares hashes within each query, confirmed with ``==``
+  (exact; Python equality, so ids may be any hashable objects).
+- pyarrow string lists (``list<string>``, ``list<dictionary<string>>``) of at least
+  :data:`memeval_core.metrics.kernel.MIN_QUERIES` queries, when numba is installed: the compiled kernel of
+  :mod:`memeval_core.metrics.kernel` compares the ids' bytes within each query, zero-copy.
+- Otherwise (integer Arrow ids, small Arrow inputs, no numba): the two steps above. All paths give identical hit
+  matrices (tests/test_metrics_fast_paths.py).
+
+Metrics read each row of the hit matrix as a ``k``-bit number (:attr:`TopKHits.row_code`) and look their values
+up in tables of ``2**k`` entries (:func:`hit_tables`), for ``k <= 16``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache, cached_property
 from itertools import chain
 from operator import eq, itemgetter
 from typing import Any
@@ -102,16 +117,73 @@ class TopKHits:
         """Number of queries."""
         return int(self.hits.shape[0])
 
-    @property
+    @cached_property
+    def row_code(self) -> NDArray[np.intp] | None:
+        """Shape ``(queries,)``: each row of ``hits`` as a ``k``-bit number (bit ``r`` = rank ``r + 1`` is a hit),
+        for ``k <= 16``; None above. Metrics look their per-row values up in tables of ``2**k`` entries
+        (:func:`hit_tables`) instead of reducing the matrix row by row, which is several times faster."""
+        if self.k > _CODE_BITS or self.n_queries == 0:
+            return None
+        packed = np.packbits(self.hits, axis=1, bitorder="little")
+        if packed.shape[1] == 1:
+            code: NDArray[np.intp] = packed[:, 0].astype(np.intp)
+        else:
+            code = packed[:, 0].astype(np.intp) | (packed[:, 1].astype(np.intp) << 8)
+        return code
+
+    def with_row_code(self, code: NDArray[np.intp]) -> TopKHits:
+        """Record an already computed :attr:`row_code` (a kernel that fills ``hits`` can count bits as it goes)."""
+        if self.k <= _CODE_BITS and self.n_queries:
+            self.__dict__["row_code"] = code
+        return self
+
+    @cached_property
     def hit_count(self) -> IntArray:
         """Shape ``(queries,)``: relevant ids within the top k, ``|top_k ∩ G|``."""
-        counts: IntArray = self.hits.sum(axis=1, dtype=np.int64)
+        if self.row_code is not None:
+            counts: IntArray = hit_tables(self.k).count[self.row_code]
+            return counts
+        counts = self.hits.sum(axis=1, dtype=np.int64)
         return counts
 
     @property
     def has_gold(self) -> NDArray[np.bool_]:
         """Shape ``(queries,)``: True where the query has at least one gold id (metrics are defined)."""
         return self.n_gold > 0
+
+
+_CODE_BITS = 16
+
+
+@dataclass(frozen=True, eq=False)
+class HitTables:
+    """Per-row values of every possible hit row at cutoff ``k``, indexed by :attr:`TopKHits.row_code`."""
+
+    count: IntArray
+    """Number of hits in the row."""
+    dcg: NDArray[np.float64]
+    """``Σ_r hit_r / log2(r + 1)`` (ranks from 1), summed in rank order."""
+    first: IntArray
+    """Rank (1-based) of the first hit; 0 if none."""
+    reciprocal_rank: NDArray[np.float64]
+    """``1 / first``; 0 if no hit."""
+
+
+@cache
+def hit_tables(k: int) -> HitTables:
+    """:class:`HitTables` for cutoff ``k`` (``k <= 16``: ``2**k`` rows)."""
+    code = np.arange(2**k, dtype=np.int64)
+    bits = ((code[:, None] >> np.arange(k, dtype=np.int64)) & 1).astype(np.bool_)
+    discounts = 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
+    first = np.where(bits.any(axis=1), np.argmax(bits, axis=1) + 1, 0).astype(np.int64)
+    reciprocal_rank = np.zeros(len(code))
+    np.divide(1.0, first, out=reciprocal_rank, where=first > 0)
+    return HitTables(
+        count=bits.sum(axis=1, dtype=np.int64),
+        dcg=bits.astype(np.float64) @ discounts,
+        first=first,
+        reciprocal_rank=reciprocal_rank,
+    )
 
 
 def _check_offsets(offsets: IntArray, n_values: int, name: str) -> None:
@@ -595,7 +667,12 @@ def top_k_hits(columns: RankedColumns, k: int) -> TopKHits:
 
 def hits_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> TopKHits:
     """Top-k hit matrix of any accepted input (see :func:`to_columns`); a :class:`TopKHits` with the same ``k``
-    is returned as is, so several metrics can share one conversion."""
+    is returned as is, so several metrics can share one conversion.
+
+    Python lists and (with numba, from :data:`memeval_core.metrics.kernel.MIN_QUERIES` queries) Arrow string
+    lists take the per-query fast paths described in the module docstring; results are the same. From Python
+    lists, ids compare with Python's ``==`` (as in a ``set``: ``1 == 1.0``, ``"1" != 1``), so mixed id types
+    simply do not match, where :func:`to_columns` refuses them."""
     if isinstance(retrieved, TopKHits):
         if gold is not None:
             raise ValueError("gold must be None when retrieved is already TopKHits")
@@ -604,6 +681,19 @@ def hits_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int
         return retrieved
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
+    if gold is not None and not isinstance(retrieved, RankedColumns) and not (_is_arrow(retrieved) or _is_arrow(gold)):
+        from memeval_core.metrics.lists import hits_from_lists
+
+        _check_counts(len(retrieved), len(gold))
+        if isinstance(retrieved, str) or any(isinstance(x, str) for x in (*retrieved[:1], *gold[:1])):
+            raise ValueError("retrieved and gold must be sequences of id collections, not strings")
+        return hits_from_lists(retrieved, gold, k)
+    if gold is not None and _is_arrow(retrieved) and _is_arrow(gold):
+        from memeval_core.metrics.arrow import arrow_hits
+
+        compiled = arrow_hits(retrieved, gold, k)
+        if compiled is not None:
+            return compiled
     return top_k_hits(to_columns(retrieved, gold, depth=k), k)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_at_k
+from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hit_tables, hits_at_k
 
 
 def discounts(k: int) -> NDArray[np.float64]:
@@ -27,7 +27,8 @@ def discounts(k: int) -> NDArray[np.float64]:
 def ndcg_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     """Per-query NDCG@k from a hit matrix; NaN where the query has no gold."""
     weights = discounts(hits.k)
-    dcg = hits.hits.astype(np.float64) @ weights
+    code = hits.row_code
+    dcg = hits.hits.astype(np.float64) @ weights if code is None else hit_tables(hits.k).dcg[code]
     ideal_cumulative = np.concatenate([[0.0], np.cumsum(weights)])
     idcg = ideal_cumulative[np.minimum(hits.n_gold, hits.k)]
     values = np.full(hits.n_queries, np.nan)

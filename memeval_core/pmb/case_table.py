@@ -145,6 +145,15 @@ class CaseTable:
                 columns[name] = np.fromiter((0 if v is None else v for v in values), dtype, n)
         return cls(n=n, pool=pool, columns=columns, offsets=offsets, masks=masks)
 
+    def recoded(self, pool: StringPool) -> CaseTable:
+        """The same table with its text coded in ``pool`` (itself when it already is)."""
+        if pool is self.pool:
+            return self
+        mapping = pool.encode(self.pool.strings)
+        coded = {name for name, kind in FIELDS if kind in ("text", "ids", "optional_ids")}
+        columns = {name: mapping[col] if name in coded else col for name, col in self.columns.items()}
+        return CaseTable(n=self.n, pool=pool, columns=columns, offsets=self.offsets, masks=self.masks)
+
     def column(self, name: str) -> NDArray[Any]:
         """The raw array of one non-list field (text: codes; optional numbers: 0 where absent, see :meth:`present`)."""
         if name in self.offsets:
@@ -184,9 +193,13 @@ class CaseTable:
             return [strings[c] for c in col[rows].tolist()]
         if kind in ("ids", "optional_ids"):
             off = self.offsets[name]
-            codes = col.tolist()
             starts, ends = off[rows].tolist(), off[rows + 1].tolist()
-            out: list[Any] = [tuple([strings[c] for c in codes[s:e]]) for s, e in zip(starts, ends, strict=True)]
+            # A few rows (one case across many runs): slice the array; many rows: convert it once.
+            codes: Any = col.tolist() if 4 * len(starts) >= self.n else col
+            out: list[Any] = [
+                tuple([strings[c] for c in (codes[s:e] if codes is not col else col[s:e].tolist())])
+                for s, e in zip(starts, ends, strict=True)
+            ]
             if kind == "optional_ids":
                 have = self.masks[name][rows].tolist()
                 out = [v if h else None for v, h in zip(out, have, strict=True)]

@@ -11,9 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import multiprocessing
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -295,6 +299,112 @@ def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture, pool: StringPool | 
     )
 
 
+@dataclass(frozen=True)
+class _ReportError:
+    """A report that could not be scored (listed after every read error, as the serial order has it)."""
+
+    error: IngestError
+
+
+_Outcome = PmbRun | _ReportError | IngestError | str | None
+"""What one file gave: a run, a scoring error, a read error, a skipped file's path, or nothing (a fixture)."""
+
+
+def _load_file(path: Path, rel: str, fixture: PmbFixture | None, pool: StringPool | None = None) -> _Outcome:
+    """Read, sniff and (for reports) score one file; text goes into ``pool`` (a pool of its own when None)."""
+    try:
+        raw = read_json(path, rel)
+    except IngestError as exc:
+        return exc
+    kind = sniff(raw.data)
+    if kind in ("single-turn-report", "session-report"):
+        if fixture is None:
+            return _ReportError(
+                IngestError(
+                    raw.rel,
+                    "$",
+                    "no PMB fixture found to score this report against",
+                    "run `python -m memeval_core sync`, or pass --fixtures DIR (the folder with retrieval.cases.json)",
+                )
+            )
+        try:
+            return build_run(raw, kind, fixture, pool)
+        except IngestError as exc:
+            return _ReportError(exc)
+    if kind is None:
+        if _REPORT_NAME_HINT in path.name:
+            return IngestError(
+                rel,
+                "$",
+                "named like a PMB report but is not one: expected an object with 'provider' and a 'cases' list",
+                "check that this is a retrieval-report JSON written by the PMB harness",
+            )
+        return rel
+    return None
+
+
+WORKERS_ENV = "MEMEVAL_WORKERS"
+"""Environment variable: processes that score reports in parallel (default: the CPU count, at most 8; 1 = serial)."""
+PARALLEL_MIN_BYTES = 64 * 2**20
+"""Below this many bytes of JSON, starting worker processes (about a second each) costs more than it saves."""
+
+_worker_fixture: PmbFixture | None = None
+
+
+def _init_worker(fixture: PmbFixture | None) -> None:
+    global _worker_fixture
+    _worker_fixture = fixture
+
+
+def _load_file_in_worker(path: Path, rel: str) -> _Outcome:
+    return _load_file(path, rel, _worker_fixture)
+
+
+def worker_count(paths: Sequence[Path]) -> int:
+    """How many processes to score ``paths`` with: 1 for small loads or when ``$MEMEVAL_WORKERS`` says so."""
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    try:
+        wanted = int(raw) if raw else min(os.cpu_count() or 1, 8)
+    except ValueError:
+        wanted = 1
+    if wanted <= 1 or len(paths) < 2:
+        return 1
+    total = 0
+    for p in paths:
+        try:
+            total += p.stat().st_size
+        except OSError:
+            continue
+    return min(wanted, len(paths)) if total >= PARALLEL_MIN_BYTES else 1
+
+
+def _outcomes(
+    paths: Sequence[Path], rels: Sequence[str], fixture: PmbFixture | None, pool: StringPool
+) -> Iterator[_Outcome]:
+    """Every file's outcome, in file order; scored in worker processes when the load is large enough.
+
+    Serially the text goes straight into ``pool``; a worker's runs come back with pools of their own.
+    Workers are forked when this process has a single thread (a CLI run: fork starts fastest and never
+    re-runs the caller's script). In a threaded process, such as the app server, they are spawned,
+    because forking a process whose other threads may hold locks can deadlock. If the workers die
+    (for example a spawned worker cannot import the caller's script), the remaining files are scored here.
+    """
+    workers = worker_count(paths)
+    done = 0
+    if workers > 1:
+        method = "fork" if threading.active_count() == 1 else "spawn"
+        ctx = multiprocessing.get_context(method)
+        try:
+            with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(fixture,)) as ex:
+                for outcome in ex.map(_load_file_in_worker, paths, rels, chunksize=4):
+                    done += 1
+                    yield outcome
+        except (BrokenProcessPool, OSError):
+            pass
+    for path, rel in zip(paths[done:], rels[done:], strict=True):
+        yield _load_file(path, rel, fixture, pool)
+
+
 def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
     """Load every PMB report under ``results``, scored against ``fixtures`` (default: found under results)."""
     errors: list[IngestError] = []
@@ -312,42 +422,17 @@ def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
     pool = StringPool()
     runs: list[PmbRun] = []
     report_errors: list[IngestError] = []
-    for path in iter_json_files(results):
-        rel = path.relative_to(results).as_posix()
-        try:
-            raw = read_json(path, rel)
-        except IngestError as exc:
-            errors.append(exc)
-            continue
-        kind = sniff(raw.data)
-        if kind in ("single-turn-report", "session-report"):
-            if fixture is None:
-                report_errors.append(
-                    IngestError(
-                        raw.rel,
-                        "$",
-                        "no PMB fixture found to score this report against",
-                        "run `python -m memeval_core sync`, or pass --fixtures DIR "
-                        "(the folder with retrieval.cases.json)",
-                    )
-                )
-                continue
-            try:
-                runs.append(build_run(raw, kind, fixture, pool))
-            except IngestError as exc:
-                report_errors.append(exc)
-        elif kind is None:
-            if _REPORT_NAME_HINT in path.name:
-                errors.append(
-                    IngestError(
-                        rel,
-                        "$",
-                        "named like a PMB report but is not one: expected an object with 'provider' and a 'cases' list",
-                        "check that this is a retrieval-report JSON written by the PMB harness",
-                    )
-                )
-            else:
-                skipped.append(rel)
+    paths = list(iter_json_files(results))
+    rels = [p.relative_to(results).as_posix() for p in paths]
+    for outcome in _outcomes(paths, rels, fixture, pool):
+        if isinstance(outcome, PmbRun):
+            runs.append(replace(outcome, table=outcome.table.recoded(pool)))
+        elif isinstance(outcome, _ReportError):
+            report_errors.append(outcome.error)
+        elif isinstance(outcome, IngestError):
+            errors.append(outcome)
+        elif outcome is not None:
+            skipped.append(outcome)
     errors.extend(report_errors)
     runs.sort(key=lambda r: (r.identity.benchmark != "pmb-single-turn", r.identity.source))
     return PmbLoad(tuple(assign_display_names(runs)), tuple(errors), fixture, tuple(skipped))

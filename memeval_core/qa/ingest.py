@@ -13,23 +13,21 @@ check the publishable protocol. A bad file yields one :class:`IngestError`; the 
 from __future__ import annotations
 
 import csv
-import gc
 import hashlib
 import io
 import json
 import os
-import pickle
 import re
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from memeval_core.errors import IngestError
+from memeval_core.pmb.ingest import sniff as pmb_sniff
 from memeval_core.qa import locomo, publishable
 from memeval_core.qa.importers import (
     cognitive_memory,
@@ -42,8 +40,9 @@ from memeval_core.qa.importers import (
     zep,
 )
 from memeval_core.qa.importers._common import Source, UnjudgedError
+from memeval_core.qa.lazy import gc_paused
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
-from memeval_core.qa.models import QaModel, QaQuestion, QaRun
+from memeval_core.qa.models import QaQuestion, QaRun
 from memeval_core.qa.scoring import RunScore, accuracy_excluding, is_disputed_list, parse_disputed, score_run
 
 SUFFIXES = (".json", ".jsonl", ".csv")
@@ -99,121 +98,9 @@ class LoadedRun:
     n_disputed: int = 0
     """Scored questions left out of ``accuracy_without_disputed``."""
 
-    # Pickling (the warm-start cache, worker processes). A run's questions and scores are tens of
-    # thousands of objects; unpickling them eagerly would make a warm start almost as slow as a cold one.
-    # They travel as one opaque payload per run instead, unpickled on first access of ``run`` or
-    # ``score`` (see :func:`_restore_loaded_run`). Everything else is restored at once.
-
-    def __reduce__(self) -> tuple[Callable[..., LoadedRun], tuple[Any, ...]]:
-        d = self.__dict__
-        payload = d.get(_PAYLOAD)
-        if payload is None:
-            payload = _dump_payload(self.run, self.score)
-        return (_restore_loaded_run, (payload, *(d[name] for name in _EAGER_FIELDS)))
-
-    if not TYPE_CHECKING:
-
-        def __getattr__(self, name: str) -> Any:
-            # Only reached for an attribute the instance lacks: ``run`` / ``score`` of an unpickled run.
-            if name not in _LAZY_FIELDS:
-                raise AttributeError(name)
-            d = self.__dict__
-            payload = d.get(_PAYLOAD)
-            if payload is None:
-                if name in d:  # another thread materialised it meanwhile
-                    return d[name]
-                raise AttributeError(name)
-            run, score = _load_payload(payload)
-            d.setdefault("run", run)
-            d.setdefault("score", score)
-            d.pop(_PAYLOAD, None)
-            return d[name]
-
-
-_PAYLOAD = "_payload"
-_LAZY_FIELDS = ("run", "score")
-_EAGER_FIELDS = tuple(f.name for f in fields(LoadedRun) if f.name not in _LAZY_FIELDS)
-
-
-_QUESTION_FIELDS = tuple(QaQuestion.model_fields)
-
-
-def _model_state(m: QaModel) -> tuple[dict[str, Any], dict[str, Any] | None, set[str]] | None:
-    """A model's instance state, or None when it holds something a plain rebuild would not reproduce."""
-    if m.__pydantic_private__ is not None:
-        return None
-    return m.__dict__, m.__pydantic_extra__, m.__pydantic_fields_set__
-
-
-def _dump_payload(run: QaRun, score: RunScore) -> bytes:
-    """Pickle a run and its scores; the questions as one row of field values each (see :func:`_load_payload`).
-
-    Pydantic models unpickle through a Python ``__setstate__`` per object; rows of plain tuples unpickle in C
-    and are turned back into models in one tight loop. A question whose state does not fit the rows (fields
-    in another order, private attributes) sends the whole run through plain pickling instead.
-    """
-    rows: list[tuple[tuple[Any, ...], dict[str, Any] | None, int]] = []
-    field_sets: dict[frozenset[str], int] = {}
-    run_state = _model_state(run)
-    compact = run_state is not None and type(run) is QaRun
-    for q in run.questions if compact else ():
-        state = _model_state(q)
-        if state is None or type(q) is not QaQuestion or tuple(state[0]) != _QUESTION_FIELDS:
-            compact = False
-            break
-        values, extra, fields_set = state
-        fs = field_sets.setdefault(frozenset(fields_set), len(field_sets))
-        rows.append((tuple(values.values()), extra, fs))
-    if not compact or run_state is None:
-        return pickle.dumps((run, score), protocol=pickle.HIGHEST_PROTOCOL)
-    run_dict = {k: v for k, v in run_state[0].items() if k != "questions"}
-    head = (run_dict, run_state[1], run_state[2], list(run_state[0]))
-    return pickle.dumps(
-        ("rows", head, tuple(field_sets), rows, score),
-        protocol=pickle.HIGHEST_PROTOCOL,
-    )
-
-
-def _rebuild(cls: type[QaModel], values: dict[str, Any], extra: dict[str, Any] | None, fields_set: set[str]) -> Any:
-    m = cls.__new__(cls)
-    object.__setattr__(m, "__dict__", values)
-    object.__setattr__(m, "__pydantic_extra__", extra)
-    object.__setattr__(m, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(m, "__pydantic_private__", None)
-    return m
-
-
-def _load_payload(payload: bytes) -> tuple[QaRun, RunScore]:
-    with gc_paused():
-        data = pickle.loads(payload)
-        if data[0] != "rows":
-            run, score = data
-            return run, score
-        _, (run_dict, run_extra, run_fields_set, order), field_sets, rows, score = data
-        new = QaQuestion.__new__
-        setattr_ = object.__setattr__
-        names = _QUESTION_FIELDS
-        questions: list[QaQuestion] = []
-        append = questions.append
-        for values, extra, fs in rows:
-            q = new(QaQuestion)
-            setattr_(q, "__dict__", dict(zip(names, values, strict=True)))
-            setattr_(q, "__pydantic_extra__", extra)
-            setattr_(q, "__pydantic_fields_set__", set(field_sets[fs]))
-            setattr_(q, "__pydantic_private__", None)
-            append(q)
-        run_dict["questions"] = questions
-        run = _rebuild(QaRun, {k: run_dict[k] for k in order}, run_extra, run_fields_set)
-    return run, score
-
-
-def _restore_loaded_run(payload: bytes, *eager: Any) -> LoadedRun:
-    """Unpickle a :class:`LoadedRun`: its run and scores stay a payload until first accessed."""
-    obj = object.__new__(LoadedRun)
-    d = obj.__dict__
-    d[_PAYLOAD] = payload
-    d.update(zip(_EAGER_FIELDS, eager, strict=True))
-    return obj
+    # Pickling (the warm-start cache, worker processes) is plain: the run's questions and per-question
+    # scores pack themselves (see :mod:`memeval_core.qa.lazy`) and stay packed until first read, so a
+    # warm start and any page that shows only run-level numbers never build the per-question objects.
 
 
 @dataclass(frozen=True)
@@ -560,6 +447,23 @@ def assign_display_names(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
 # ------------------------------------------------------------------ the whole load
 
 
+_PMB_REPORT = object()
+"""Stands in for the parsed content of a PrecisionMemBench report, which no QA importer reads."""
+
+
+def _without_pmb_report(src: Source) -> Source:
+    """``src``, or a stand-in without its content when it is a PMB report that no QA sniffer claims.
+
+    A results folder with a thousand PMB reports holds gigabytes of them; keeping each parsed report
+    until classification would hold all of them in memory at once.
+    """
+    if pmb_sniff(src.data) not in ("single-turn-report", "session-report"):
+        return src
+    if any(found for found in _classify([src])[:5]):
+        return src
+    return replace(src, data=_PMB_REPORT)
+
+
 def _classify(
     sources: Sequence[Source],
 ) -> tuple[list[tuple[Source, Importer]], list[Source], list[Source], list[Source], list[Source], list[Skipped]]:
@@ -571,7 +475,9 @@ def _classify(
     skipped: list[Skipped] = []
     for src in sources:
         data = src.data
-        if locomo.is_locomo_dataset(data):
+        if data is _PMB_REPORT:
+            skipped.append(Skipped(src.rel, "not a QA result file of a known format"))
+        elif locomo.is_locomo_dataset(data):
             skipped.append(Skipped(src.rel, "LoCoMo dataset (join target)"))
         elif is_disputed_list(data):
             disputed.append(src)
@@ -591,23 +497,6 @@ def _classify(
             else:
                 skipped.append(Skipped(src.rel, "not a QA result file of a known format"))
     return singles, grades, responses, mappings, disputed, skipped
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Suspend the cyclic garbage collector for a block that builds many long-lived objects.
-
-    Parsed JSON and one record per question are hundreds of thousands of container objects, none of
-    them garbage: each automatic full collection would traverse all of them (about a third of a cold
-    load). Reference counting still frees everything as usual; the collector resumes afterwards.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
@@ -635,9 +524,11 @@ def _load_qa(results: Path, datasets: Path | None) -> QaLoad:
             csv_paths.add(rel)  # read only when a mapping names it
             continue
         try:
-            sources.append(read_source(path, rel, root_name))
+            src = read_source(path, rel, root_name)
         except IngestError as exc:
             errors.append(exc)
+            continue
+        sources.append(_without_pmb_report(src))
     if locomo_path is None:
         found = _locomo_among(results, sources)
         if found is not None:

@@ -107,7 +107,8 @@ def row(runs: Sequence[LoadedRun]) -> dict[str, Any]:
     first = runs[0]
     meta = first.run.run
     s = first.score
-    rep = combine_repeats([r.score for r in runs])
+    # Rows show no per-question means: a run unpickled from the warm-start cache keeps its questions packed.
+    rep = combine_repeats([r.score for r in runs], per_question=False)
     single = len(runs) == 1
     lat = summarize(list(s.latency_ms))
     reasons = list(dict.fromkeys(x for r in runs for x in r.not_publishable_because))

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from memeval_core.errors import IngestError
+from memeval_core.qa.lazy import build_objects
 from memeval_core.qa.models import QaQuestion, QaRun
 
 BENCHMARK = "locomo"
@@ -343,7 +344,35 @@ def _updated(q: QaQuestion, update: dict[str, Any]) -> QaQuestion:
     return m
 
 
-def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: Counter[str]) -> tuple[LocomoQuestion, str] | str:
+_JOINED_FIELDS = frozenset(
+    (
+        "question_id",
+        "conversation",
+        "question_index",
+        "question",
+        "category",
+        "category_name",
+        "gold_evidence_ids",
+        "gold_answer",
+    )
+)
+"""The fields :func:`join` sets on a joined question."""
+
+
+def _copies(
+    dicts: list[dict[str, Any]], extras: list[dict[str, Any] | None], fields_sets: list[set[str]]
+) -> list[QaQuestion]:
+    """Questions with these states, as :func:`_updated` builds them one at a time (no Python code per object)."""
+    return build_objects(
+        QaQuestion,
+        dicts,
+        ("__pydantic_extra__", extras),
+        ("__pydantic_fields_set__", fields_sets),
+        ("__pydantic_private__", [None] * len(dicts)),
+    )
+
+
+def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: set[str]) -> tuple[LocomoQuestion, str] | str:
     """The dataset question for q and the key used, or a reason string when nothing matches."""
     hit = ds.by_id.get(q.question_id)
     if hit is not None and _CANONICAL.match(q.question_id):
@@ -364,7 +393,7 @@ def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: Counter[st
     if q.question:
         key = normalize_text(q.question)
         hits = ds.by_text.get((conv, key), []) if conv is not None else ds.by_text_any.get(key, [])
-        free = [h for h in hits if taken[h.question_id] == 0]
+        free = [h for h in hits if h.question_id not in taken]
         if free:
             return free[0], "question_text"
     return "no-match"
@@ -382,12 +411,17 @@ def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
     and memeval's name for it, gold evidence ids and (when missing) the gold answer.
     """
     sample_ids = set(SAMPLE_IDS) | {q.sample_id for q in ds.questions}
-    taken: Counter[str] = Counter()
+    taken: set[str] = set()
     by_key: Counter[str] = Counter()
     unmatched: list[str] = []
     text_mismatches = conflicts = duplicates = 0
     out: list[QaQuestion] = []
-    seen_ids: set[str] = set()
+    # Joined questions are copies with the dataset's fields (what ``q.model_copy(update=...)`` gives: shallow
+    # copy, updated fields marked as set, no validation), built together at the end (see _copies).
+    at: list[int] = []
+    dicts: list[dict[str, Any]] = []
+    extras: list[dict[str, Any] | None] = []
+    fields_sets: list[set[str]] = []
     for q in run.questions:
         conv = _conv_of(q, sample_ids)
         found = _match(q, ds, conv, taken)
@@ -398,31 +432,38 @@ def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
             continue
         hit, key = found
         hid = hit.question_id
-        if taken[hid]:
+        if hid in taken:
             duplicates += 1
             unmatched.append(q.question_id)
             out.append(q)
             continue
-        taken[hid] += 1
+        taken.add(hid)
         by_key[key] += 1
         if q.category is not None and q.category != hit.category:
             conflicts += 1
-        seen_ids.add(hid)
-        out.append(
-            _updated(
-                q,
-                {
-                    "question_id": hid,
-                    "conversation": hit.sample_id,
-                    "question_index": hit.qa_index,
-                    "question": q.question or hit.question,
-                    "category": hit.category,
-                    "category_name": category_name(hit.category),
-                    "gold_evidence_ids": list(hit.evidence),
-                    "gold_answer": q.gold_answer if q.gold_answer is not None else hit.answer,
-                },
-            )
+        d = q.__dict__.copy()
+        d.update(
+            question_id=hid,
+            conversation=hit.sample_id,
+            question_index=hit.qa_index,
+            question=q.question or hit.question,
+            category=hit.category,
+            category_name=category_name(hit.category),
+            gold_evidence_ids=list(hit.evidence),
+            gold_answer=q.gold_answer if q.gold_answer is not None else hit.answer,
         )
+        extra = q.__pydantic_extra__
+        at.append(len(out))
+        out.append(q)  # replaced by its copy below
+        dicts.append(d)
+        extras.append(None if extra is None else extra.copy())
+        fields_sets.append(q.__pydantic_fields_set__ | _JOINED_FIELDS)
+    copies = _copies(dicts, extras, fields_sets)
+    if len(copies) == len(out):
+        out = copies
+    else:
+        for i, c in zip(at, copies, strict=True):
+            out[i] = c
     ids = Counter(q.question_id for q in out)
     if len(ids) != len(out):
         # An unmatched question kept a provisional id that a joined one now uses: keep the run's ids unique.

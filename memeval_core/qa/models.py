@@ -11,11 +11,13 @@ at a time, before validation; a document from a newer memeval is refused with a 
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memeval_core.qa import lazy
 from memeval_core.versioning import migrate
 
 SCHEMA_VERSION = 1
@@ -173,3 +175,177 @@ class QaRun(QaModel):
     @classmethod
     def _migrate(cls, data: Any) -> Any:
         return migrate(data, SCHEMA_VERSION, MIGRATIONS, 1)
+
+    # Pickling (the warm-start cache, worker processes): ``questions`` travels as one packed blob, unpacked
+    # on first read (see :mod:`memeval_core.qa.lazy`); the metadata is restored at once. Until then the
+    # slot holds the pack and ``__dict__`` lacks ``questions``, so every pydantic method that reads
+    # ``__dict__`` directly (dump, copy, equality, repr, iteration, hashing, state) unpacks first.
+    __slots__ = ("_packed",)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        packed = _packed_state(self)
+        if packed is None:
+            return (_restore_plain_run, (type(self), self.__getstate__()))
+        return (_restore_run, packed)
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            if name == lazy.QUESTIONS:
+                return lazy.unpack(self, _PACKED_SLOT, _load_questions)
+            return super().__getattr__(name)
+
+        def _unpacked(self) -> None:
+            if lazy.QUESTIONS not in self.__dict__ and lazy.packed_of(self, _PACKED_SLOT) is not None:
+                lazy.unpack(self, _PACKED_SLOT, _load_questions)
+
+        def __getstate__(self) -> dict[Any, Any]:
+            self._unpacked()
+            return super().__getstate__()
+
+        def __copy__(self) -> Any:
+            self._unpacked()
+            return super().__copy__()
+
+        def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Any:
+            self._unpacked()
+            return super().__deepcopy__(memo)
+
+        def model_dump(self, *args: Any, **kwargs: Any) -> Any:
+            self._unpacked()
+            return super().model_dump(*args, **kwargs)
+
+        def model_dump_json(self, *args: Any, **kwargs: Any) -> Any:
+            self._unpacked()
+            return super().model_dump_json(*args, **kwargs)
+
+        def copy(self, *args: Any, **kwargs: Any) -> Any:
+            self._unpacked()
+            return super().copy(*args, **kwargs)
+
+        def __eq__(self, other: object) -> bool:
+            self._unpacked()
+            if isinstance(other, QaRun):
+                other._unpacked()
+            return super().__eq__(other)
+
+        def __hash__(self) -> int:
+            # What pydantic's frozen-model hash does: the field values (a list of questions: TypeError).
+            self._unpacked()
+            return hash(tuple(self.__dict__[k] for k in type(self).model_fields))
+
+        def __iter__(self) -> Any:
+            self._unpacked()
+            return super().__iter__()
+
+        def __repr_args__(self) -> Any:
+            self._unpacked()
+            return super().__repr_args__()
+
+
+_PACKED_SLOT: Any = QaRun.__dict__["_packed"]
+
+
+def questions_packed(run: QaRun) -> bool:
+    """The run's questions are still packed (unpickled and not read since)."""
+    return lazy.packed_of(run, _PACKED_SLOT) is not None
+
+
+def records_retrieved_ids(run: QaRun) -> bool:
+    """At least one scored question carries ``retrieved_ids``; answered without unpacking packed questions."""
+    pack = lazy.packed_of(run, _PACKED_SLOT)
+    if pack is not None:
+        return bool(pack.info[0])
+    return any(q.scored and q.retrieved_ids is not None for q in run.questions)
+
+
+_DICTS = "dicts"
+_PLAIN = "plain"
+
+
+def _packed_state(run: QaRun) -> tuple[Any, ...] | None:
+    """``_restore_run``'s arguments, or None when the run's state does not fit (then it pickles plainly).
+
+    Packed: the questions as one blob (the pack of a still-packed run as it is). The blob holds each
+    question's ``__dict__``, ``__pydantic_extra__`` and set fields (see :func:`_load_questions`), or the
+    plain list when a question is not exactly a :class:`QaQuestion` with plain state.
+    """
+    # The pack first: an unpack in another thread stores the questions before it drops the pack.
+    pack = lazy.packed_of(run, _PACKED_SLOT)
+    d = run.__dict__.copy()
+    if pack is None:
+        if not d or next(reversed(d)) != lazy.QUESTIONS:
+            return None  # questions is not the last field: the unpacked __dict__ would change order
+        pack = _pack_questions(d[lazy.QUESTIONS])
+    head = {k: v for k, v in d.items() if k != lazy.QUESTIONS}
+    return (
+        type(run),
+        head,
+        run.__pydantic_extra__,
+        run.__pydantic_fields_set__,
+        run.__pydantic_private__,
+        pack.blob,
+        pack.info,
+    )
+
+
+def _pack_questions(questions: list[QaQuestion]) -> lazy.Packed:
+    info = (any(q.scored and q.retrieved_ids is not None for q in questions),)
+    if type(questions) is not list or not all(
+        type(q) is QaQuestion and q.__pydantic_private__ is None for q in questions
+    ):
+        return lazy.Packed(pickle.dumps((_PLAIN, questions), protocol=pickle.HIGHEST_PROTOCOL), info)
+    table: dict[frozenset[str], int] = {}
+    index = [table.setdefault(frozenset(q.__pydantic_fields_set__), len(table)) for q in questions]
+    blob = pickle.dumps(
+        (
+            _DICTS,
+            [q.__dict__ for q in questions],
+            [q.__pydantic_extra__ for q in questions],
+            tuple(table),
+            index,
+        ),
+        protocol=pickle.HIGHEST_PROTOCOL,
+    )
+    return lazy.Packed(blob, info)
+
+
+def _load_questions(blob: bytes) -> list[QaQuestion]:
+    data = pickle.loads(blob)
+    if data[0] == _PLAIN:
+        questions: list[QaQuestion] = data[1]
+        return questions
+    _, dicts, extras, field_sets, index = data
+    return lazy.build_objects(
+        QaQuestion,
+        dicts,
+        ("__pydantic_extra__", extras),
+        ("__pydantic_fields_set__", map(set, map(field_sets.__getitem__, index))),
+        ("__pydantic_private__", [None] * len(dicts)),
+    )
+
+
+def _restore_plain_run(cls: type[QaRun], state: dict[Any, Any]) -> QaRun:
+    run = cls.__new__(cls)
+    run.__setstate__(state)
+    return run
+
+
+def _restore_run(
+    cls: type[QaRun],
+    head: dict[str, Any],
+    extra: dict[str, Any] | None,
+    fields_set: set[str],
+    private: dict[str, Any] | None,
+    blob: bytes,
+    info: tuple[Any, ...],
+) -> QaRun:
+    """Unpickle a :class:`QaRun` whose questions stay packed until first read."""
+    run = cls.__new__(cls)
+    setattr_ = object.__setattr__
+    setattr_(run, "__dict__", head)
+    setattr_(run, "__pydantic_extra__", extra)
+    setattr_(run, "__pydantic_fields_set__", fields_set)
+    setattr_(run, "__pydantic_private__", private)
+    _PACKED_SLOT.__set__(run, lazy.Packed(blob, info))
+    return run

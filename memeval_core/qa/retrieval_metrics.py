@@ -33,6 +33,7 @@ from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import PmbRun
 from memeval_core.pmb.session import gold_turn
 from memeval_core.qa.ingest import LoadedRun
+from memeval_core.qa.models import records_retrieved_ids
 
 DEFAULT_K = 5
 """Rank cutoff used unless another is asked for."""
@@ -74,6 +75,8 @@ class RetrievalSummary:
 
 def qa_queries(run: LoadedRun, k: int = DEFAULT_K) -> RunQueries | None:
     """Per-question metrics of a QA run that records retrieved ids; None when no question carries them."""
+    if not records_retrieved_ids(run.run):  # answered without unpacking the questions of a cached run
+        return None
     questions = [q for q in run.run.questions if q.scored]
     if not any(q.retrieved_ids is not None for q in questions):
         return None

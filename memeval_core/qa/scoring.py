@@ -28,14 +28,16 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import re
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from memeval_core.errors import IngestError
-from memeval_core.qa import locomo
+from memeval_core.qa import lazy, locomo
 from memeval_core.qa.models import QaQuestion, QaRun, Verdict
 
 PASS_THRESHOLD = 0.6
@@ -263,6 +265,70 @@ class RunScore:
         """Number of distinct judges."""
         return len(self.judges)
 
+    # Pickling (the warm-start cache, worker processes): ``questions`` travels as one packed blob, unpacked
+    # on first read (see :mod:`memeval_core.qa.lazy`); the aggregates are restored at once. Dataclass
+    # equality, repr, ``replace`` and ``asdict`` read fields as attributes, so they unpack first.
+    __slots__ = ("__dict__", "_packed")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The pack first: an unpack in another thread swaps in the full __dict__ before it drops the pack.
+        pack = lazy.packed_of(self, _PACKED_SLOT)
+        d = self.__dict__.copy()
+        if pack is None:
+            if next(iter(d), None) != lazy.QUESTIONS:
+                # Not the layout the dataclass builds: pickle the state as it is.
+                return (_restore_plain_score, (type(self), d))
+            pack = _pack_scores(d[lazy.QUESTIONS])
+        head = {k: v for k, v in d.items() if k != lazy.QUESTIONS}
+        return (_restore_score, (type(self), head, pack.blob))
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            if name == lazy.QUESTIONS:
+                return lazy.unpack(self, _PACKED_SLOT, _load_scores, first=True)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+_PACKED_SLOT: Any = RunScore.__dict__["_packed"]
+_DICTS = "dicts"
+_PLAIN = "plain"
+
+
+def scores_packed(score: RunScore) -> bool:
+    """The run's per-question scores are still packed (unpickled and not read since)."""
+    return lazy.packed_of(score, _PACKED_SLOT) is not None
+
+
+def _pack_scores(questions: tuple[QuestionScore, ...]) -> lazy.Packed:
+    if type(questions) is tuple and all(type(s) is QuestionScore for s in questions):
+        data: tuple[str, Any] = (_DICTS, [s.__dict__ for s in questions])
+    else:
+        data = (_PLAIN, questions)
+    return lazy.Packed(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _load_scores(blob: bytes) -> tuple[QuestionScore, ...]:
+    kind, data = pickle.loads(blob)
+    if kind == _PLAIN:
+        plain: tuple[QuestionScore, ...] = data
+        return plain
+    return tuple(lazy.build_objects(QuestionScore, data))
+
+
+def _restore_plain_score(cls: type[RunScore], state: dict[str, Any]) -> RunScore:
+    score = object.__new__(cls)
+    object.__setattr__(score, "__dict__", state)
+    return score
+
+
+def _restore_score(cls: type[RunScore], head: dict[str, Any], blob: bytes) -> RunScore:
+    """Unpickle a :class:`RunScore` whose per-question scores stay packed until first read."""
+    score = object.__new__(cls)
+    object.__setattr__(score, "__dict__", head)
+    _PACKED_SLOT.__set__(score, lazy.Packed(blob))
+    return score
+
 
 def _group(scores: Sequence[QuestionScore], name: str | None) -> GroupScore:
     n = len(scores)
@@ -392,11 +458,14 @@ class RepeatSummary:
     """Question id -> mean score over the repeats that contain it."""
 
 
-def combine_repeats(scores: Sequence[RunScore]) -> RepeatSummary:
-    """Average repeats of one configuration: mean accuracy with std (n - 1), min, max; per-question means."""
+def combine_repeats(scores: Sequence[RunScore], per_question: bool = True) -> RepeatSummary:
+    """Average repeats of one configuration: mean accuracy with std (n - 1), min, max; per-question means.
+
+    ``per_question=False`` leaves ``per_question`` empty and reads no per-question scores.
+    """
     accs = [s.accuracy for s in scores if s.accuracy is not None]
     per_q: dict[str, list[float]] = {}
-    for s in scores:
+    for s in scores if per_question else ():
         for q in s.questions:
             if q.scored:
                 per_q.setdefault(q.question_id, []).append(q.score)

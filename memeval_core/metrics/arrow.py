@@ -1,0 +1,90 @@
+"""Top-k hits of pyarrow list arrays with the compiled kernel (:mod:`memeval_core.metrics.kernel`), zero-copy.
+
+Accepted: ``list``/``large_list`` of ``string``/``large_string`` or of ``dictionary<string>`` (as Parquet reads
+string columns back with ``read_dictionary``), chunked or not, sliced or not, null lists counting as empty.
+Anything else (integer ids, null ids, other value types) returns None and the caller takes the numpy/pyarrow
+path of :func:`memeval_core.metrics.columnar.top_k_hits`, which gives identical results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from numpy.typing import NDArray
+
+from memeval_core.metrics import kernel
+from memeval_core.metrics.columnar import TopKHits
+
+_NO_INDEX = np.zeros(0, dtype=np.int32)
+_NO_TABLE = np.zeros(0, dtype=np.uint64)
+
+
+def _single_array(values: Any) -> Any:
+    if isinstance(values, pa.ChunkedArray):
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    return values
+
+
+def _strings(values: Any) -> tuple[NDArray[Any], NDArray[np.uint8]] | None:
+    """Offsets (``len + 1``, sliced to the array) and UTF-8 bytes of a string array without nulls."""
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)) or values.null_count:
+        return None
+    _, offsets_buffer, data_buffer = values.buffers()
+    dtype = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    offsets = np.frombuffer(offsets_buffer, dtype=dtype)[values.offset : values.offset + len(values) + 1]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, dtype=np.uint8)
+    return offsets, data
+
+
+_Side = tuple[NDArray[Any], NDArray[Any], NDArray[Any], bool, NDArray[Any], NDArray[np.uint8], NDArray[np.uint64]]
+
+
+def _lists(values: Any) -> _Side | None:
+    """Per-list start/end in the child, then the child's index, indirect flag, string offsets, bytes and
+    fingerprint table (see :func:`memeval_core.metrics.kernel.top_k_hits_kernel`); None if unsupported."""
+    values = _single_array(values)
+    if not isinstance(values, pa.Array) or not (pa.types.is_list(values.type) or pa.types.is_large_list(values.type)):
+        return None
+    offsets = values.offsets.to_numpy()
+    start, end = offsets[:-1], offsets[1:]
+    if values.null_count:
+        # A null list may still span child values: it counts as empty.
+        valid = np.asarray(values.is_valid().to_numpy(zero_copy_only=False), dtype=np.bool_)
+        end = np.where(valid, end, start)
+    child = values.values
+    if pa.types.is_dictionary(child.type):
+        if child.null_count or not pa.types.is_integer(child.type.index_type):
+            return None
+        strings = _strings(child.dictionary)
+        if strings is None:
+            return None
+        index = child.indices.to_numpy()
+        # One sequential pass over the dictionary instead of fingerprinting an entry at every use.
+        table = kernel.compiled()[1](*strings)
+        return start, end, index, True, strings[0], strings[1], table
+    strings = _strings(child)
+    if strings is None:
+        return None
+    return start, end, _NO_INDEX, False, strings[0], strings[1], _NO_TABLE
+
+
+def arrow_hits(retrieved: Any, gold: Any, k: int, min_queries: int | None = None) -> TopKHits | None:
+    """Top-k hits with the compiled kernel, or None (numba missing or off, small input, unsupported types)."""
+    limit = kernel.MIN_QUERIES if min_queries is None else min_queries
+    if len(retrieved) < limit or not kernel.numba_enabled():
+        return None
+    r = _lists(retrieved)
+    g = _lists(gold)
+    if r is None or g is None:
+        return None
+    n = len(r[0])
+    if len(g[0]) != n:
+        raise ValueError(f"retrieved has {n} queries but gold has {len(g[0])}: give one gold set per query")
+    hits = np.zeros((n, k), dtype=np.bool_)
+    code = np.zeros(n, dtype=np.int64)
+    n_gold = np.zeros(n, dtype=np.int64)
+    n_top = np.zeros(n, dtype=np.int64)
+    kernel.compiled()[0](k, *r, *g, hits, code, n_gold, n_top)
+    return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code.astype(np.intp, copy=False))
