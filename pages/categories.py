@@ -23,6 +23,8 @@ METRIC_LABELS: dict[str, Metric] = {
     "mean recall": "mean_recall",
 }
 PASS_COLOURS = {"active_retrieval": "#1a7f37", "structural": "#4f8fd6", "trivially_empty": "#b8c4d0"}
+CHART_LIMIT = 50
+"""Providers drawn in the charts by default when a suite has more."""
 REFERENCE_STYLE = {"returns nothing": "dash", "returns everything": "dot"}
 
 
@@ -116,8 +118,28 @@ def worth_sentence(refs: pd.DataFrame, cases: int) -> str:
     )
 
 
-def heatmap_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark) -> None:
-    """Metric picker, heatmap and its data."""
+def charted_count(n_runs: int) -> int:
+    """How many providers (leaders first) the charts draw: all, up to :data:`CHART_LIMIT`; above, the reader picks.
+
+    A heatmap row or a bar per provider stops being readable, and costs seconds to build, long before a
+    thousand providers; the tables and downloads always hold every provider.
+    """
+    if n_runs <= CHART_LIMIT:
+        return n_runs
+    shown = st.number_input(
+        f"Providers in the charts (leaders first; tables and downloads list all {n_runs})",
+        min_value=1,
+        max_value=n_runs,
+        value=CHART_LIMIT,
+        step=10,
+        width=420,
+        **ui.url_bound("top"),
+    )
+    return int(shown)
+
+
+def heatmap_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:
+    """Metric picker, heatmap (the first ``charted`` providers) and its data (all providers)."""
     st.subheader("Provider x category")
     label = st.segmented_control(
         "Metric", list(METRIC_LABELS), default="pass rate", required=True, **ui.url_bound("metric")
@@ -129,19 +151,20 @@ def heatmap_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Be
         "Empty cells: no case of that category, or no defined value (precision is undefined when nothing "
         "was expected and nothing returned)."
     )
-    ui.chart(heatmap_figure(pivot, metric_label), key="heatmap")
+    ui.chart(heatmap_figure(pivot.iloc[:charted], metric_label), key="heatmap")
     data = pivot.reset_index().rename(columns={"index": "display_name"})
     data.columns = [str(c) for c in data.columns]
     ui.download_buttons(data, f"memeval-categories-{benchmark}-{METRIC_LABELS[metric_label]}", "heatmap")
 
 
-def quality_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark) -> None:
-    """Stacked pass types per provider with the reference lines, the explanation, and both tables."""
+def quality_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:
+    """Stacked pass types per provider (the first ``charted``) with the reference lines, the explanation, and
+    both tables (all providers)."""
     st.subheader("What the passes are made of")
     quality = pass_quality(runs)
     refs = references(fixture, fixture.source, benchmark)
     st.markdown(worth_sentence(refs, int(quality["cases"].iloc[0])))
-    ui.chart(pass_quality_figure(quality, refs), key="pass-quality")
+    ui.chart(pass_quality_figure(quality.iloc[:charted], refs), key="pass-quality")
     st.caption("Passes per provider by type")
     st.dataframe(quality, hide_index=True, height="content", key="quality-table")
     ui.download_buttons(quality, f"memeval-pass-quality-{benchmark}", "quality")
@@ -169,5 +192,6 @@ if loaded.fixture is None:
 
 benchmark = ui.benchmark_picker(loaded.runs)
 suite = ui.suite_runs(loaded.runs, benchmark)
-heatmap_section(suite, loaded.fixture, benchmark)
-quality_section(suite, loaded.fixture, benchmark)
+charted = charted_count(len(suite))
+heatmap_section(suite, loaded.fixture, benchmark, charted)
+quality_section(suite, loaded.fixture, benchmark, charted)

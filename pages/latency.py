@@ -48,10 +48,6 @@ def summary_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
     ui.download_buttons(df, f"memeval-latency-{benchmark}", "summary")
 
 
-POINTS_LIMIT = 20_000
-"""Up to this many cases in a suite every case is drawn as a dot; above, boxes come from precomputed quartiles."""
-
-
 def distribution_figure(dist: pd.DataFrame, order: list[str], title: str) -> go.Figure:
     """Horizontal box per provider (rank order, leader on top) on a log x axis, every case as a point."""
     palette = ui.colours(order)
@@ -119,7 +115,7 @@ def distribution_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None
     st.subheader("Per-case latency distribution")
     n_cases = sum(r.table.n for r in runs)
     stem = f"memeval-latency-per-case-{benchmark}"
-    if n_cases <= POINTS_LIMIT:
+    if n_cases <= ui.POINTS_LIMIT:
         st.caption("Each dot is one case; boxes show the quartiles and the median. Log scale.")
         dist = latency_distribution(runs)
         ui.chart(distribution_figure(dist, order, "retrieval latency per case (ms, log scale)"), key="latency-box")

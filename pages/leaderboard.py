@@ -23,6 +23,8 @@ MS_COLUMNS = ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "ingestion_
 COUNT_COLUMNS = ("cases", "passed", "active_retrieval", "structural", "trivially_empty")
 SORT_OPTIONS = (RANK, *COUNT_COLUMNS[1:], *RATIO_COLUMNS, *MS_COLUMNS, "display_name")
 ORDERS = ("descending", "ascending")
+MISMATCH_BLOCKS_LIMIT = 30
+"""Up to this many runs with mismatches each get a text block; more are listed in one table."""
 TITLES: dict[Benchmark, str] = {"pmb-single-turn": "single-turn", "pmb-session": "session"}
 
 
@@ -71,10 +73,17 @@ def mismatch_list(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
     with st.expander(label, **ui.url_bound(f"mismatches-{benchmark}")):
         if not bad:
             st.text("Every stated value of every run matches its re-derived value.")
-        for r in bad:
-            n = len(r.mismatches)
-            ui.plain(f"{r.identity.display_name} ({r.identity.source}): {n} mismatch{'es' if n != 1 else ''}")
-            st.code("\n".join(r.mismatches), language=None, wrap_lines=True)
+        elif len(bad) > MISMATCH_BLOCKS_LIMIT:
+            # Two elements per run cost a second at a thousand runs; one table scrolls and downloads.
+            rows = [(r.identity.display_name, r.identity.source, m) for r in bad for m in r.mismatches]
+            df = pd.DataFrame(rows, columns=["display_name", "source", "mismatch"])
+            st.dataframe(df, hide_index=True, height=360, key=f"mismatches-table-{benchmark}")
+            ui.download_buttons(df, f"memeval-mismatches-{benchmark}", key=f"mismatches-download-{benchmark}")
+        else:
+            for r in bad:
+                n = len(r.mismatches)
+                ui.plain(f"{r.identity.display_name} ({r.identity.source}): {n} mismatch{'es' if n != 1 else ''}")
+                st.code("\n".join(r.mismatches), language=None, wrap_lines=True)
 
 
 def explanation(runs: tuple[PmbRun, ...]) -> None:

@@ -224,7 +224,7 @@ def frame_json(df: pd.DataFrame) -> str:
     return text + "\n"
 
 
-DEFER_DOWNLOAD_ROWS = 5_000
+DEFER_DOWNLOAD_ROWS = 500
 """Tables longer than this are serialised only when a download button is clicked, not on every rerun."""
 
 
@@ -427,6 +427,9 @@ def class_style(value: object) -> str:
     colour = CLASS_COLOURS.get(str(value))
     return f"color: {colour}; font-weight: 600" if colour else ""
 
+
+POINTS_LIMIT = 20_000
+"""Up to this many cases in a suite a chart draws every case as a dot; above, it draws precomputed summaries."""
 
 STYLED_CELLS_LIMIT = 5_000
 """Above this many classified cells the id matrix is shown without colours: pandas' Styler costs about

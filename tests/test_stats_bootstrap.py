@@ -88,3 +88,15 @@ def test_bad_input() -> None:
         paired_bootstrap([1.0], [0.0], seed=0, n_resamples=0)
     with pytest.raises(ValueError, match="method"):
         paired_bootstrap([1.0], [0.0], seed=0, method="basic")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_drawing_in_blocks_gives_the_one_shot_result(method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import memeval_core.stats.bootstrap as bootstrap
+
+    rng = np.random.default_rng(5)
+    a, b = rng.random(301), rng.random(301)
+    monkeypatch.setattr(bootstrap, "_BLOCK_VALUES", 10**12)
+    one_shot = bootstrap.paired_bootstrap(a, b, seed=9, n_resamples=2_001, method=method)  # type: ignore[arg-type]
+    monkeypatch.setattr(bootstrap, "_BLOCK_VALUES", 301 * 7)  # blocks of 7 rows, the last one shorter
+    assert bootstrap.paired_bootstrap(a, b, seed=9, n_resamples=2_001, method=method) == one_shot  # type: ignore[arg-type]

@@ -79,16 +79,27 @@ def case_keys(run: PmbRun, pool: StringPool | None = None) -> NDArray[np.int64]:
     return (codes << 32) | np.where(present, turns + 1, 0)
 
 
+def _sorted_unique(run: PmbRun, keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``keys`` sorted and the sorting order; a ValueError when a key repeats (a case reported twice)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    if ordered.size > 1 and bool(np.any(ordered[1:] == ordered[:-1])):
+        raise ValueError(f"{run.identity.source}: a case (case id and turn) appears twice")
+    return ordered, order
+
+
 def paired_rows(run_a: PmbRun, run_b: PmbRun) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Row numbers of the cases both runs reported, as (rows of A, matching rows of B) in A's order."""
     _same_suite(run_a, run_b)
     keys_a = case_keys(run_a)
-    for run, keys in ((run_a, keys_a), (run_b, case_keys(run_b))):
-        if np.unique(keys).size != keys.size:
-            raise ValueError(f"{run.identity.source}: a case (case id and turn) appears twice")
-    keys_b = case_keys(run_b, run_a.table.pool)
-    order = np.argsort(keys_b, kind="stable")
-    sorted_b = keys_b[order]
+    _sorted_unique(run_a, keys_a)
+    own_b = case_keys(run_b)
+    sorted_b, order = _sorted_unique(run_b, own_b)
+    if run_b.table.pool is not run_a.table.pool:
+        # Codes of another pool: recode B's case ids into A's pool (unknown ids match nothing in A).
+        keys_b = case_keys(run_b, run_a.table.pool)
+        order = np.argsort(keys_b, kind="stable")
+        sorted_b = keys_b[order]
     pos = np.searchsorted(sorted_b, keys_a)
     inside = pos < sorted_b.size
     found = np.zeros(keys_a.size, dtype=bool)
