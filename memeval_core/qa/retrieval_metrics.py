@@ -113,13 +113,14 @@ def pmb_gold(run: PmbRun, fixture: PmbFixture) -> list[list[str]]:
 
 def pmb_queries(run: PmbRun, fixture: PmbFixture, k: int = DEFAULT_K) -> RunQueries:
     """Per-case metrics of a PMB run: returned relevant ids in returned order against the case's gold set."""
-    ids = tuple(c.case_id if c.turn_index is None else f"{c.case_id}#{c.turn_index}" for c in run.cases)
+    cases = run.cases  # rebuilt from the run's columns on each access: once here
+    ids = tuple(c.case_id if c.turn_index is None else f"{c.case_id}#{c.turn_index}" for c in cases)
     return RunQueries(
         run_id=run.identity.run_id,
         display_name=run.identity.display_name,
         benchmark=run.identity.benchmark,
         query_ids=ids,
-        scores=evaluate([list(c.relevant) for c in run.cases], pmb_gold(run, fixture), k),
+        scores=evaluate([list(c.relevant) for c in cases], pmb_gold(run, fixture), k),
         n_without_ids=0,
     )
 
