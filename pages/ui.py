@@ -224,8 +224,8 @@ def frame_json(df: pd.DataFrame) -> str:
     return text + "\n"
 
 
-DEFER_DOWNLOAD_ROWS = 500
-"""Tables longer than this are serialised only when a download button is clicked, not on every rerun."""
+DEFER_DOWNLOAD_CELLS = 10_000
+"""Tables with more cells than this are serialised only when a download button is clicked, not on every rerun."""
 
 
 def _text_of(table: pd.DataFrame | Callable[[], pd.DataFrame], writer: Callable[[pd.DataFrame], str]) -> str:
@@ -235,11 +235,11 @@ def _text_of(table: pd.DataFrame | Callable[[], pd.DataFrame], writer: Callable[
 def download_buttons(df: pd.DataFrame | Callable[[], pd.DataFrame], stem: str, key: str) -> None:
     """CSV and JSON download buttons of exactly the table shown (same rows, order and columns).
 
-    ``on_click="ignore"``: downloading does not rerun the page. A table longer than
-    :data:`DEFER_DOWNLOAD_ROWS`, or one given as a callable that builds it (for tables too large to
-    build on every rerun), is serialised only when its button is clicked.
+    ``on_click="ignore"``: downloading does not rerun the page. A table with more than
+    :data:`DEFER_DOWNLOAD_CELLS` cells, or one given as a callable that builds it (for tables too large
+    to build on every rerun), is serialised only when its button is clicked.
     """
-    defer = callable(df) or len(df) > DEFER_DOWNLOAD_ROWS
+    defer = callable(df) or df.size > DEFER_DOWNLOAD_CELLS
     row = st.container(horizontal=True)
     row.download_button(
         "Download CSV",

@@ -76,7 +76,8 @@ def test_every_real_case_round_trips_exactly(real: list[tuple[ScoredCase, ...]])
         table = CaseTable.from_cases(cases, pool)
         assert table.n == len(cases)
         assert table.cases() == cases
-        assert table.case(len(cases) - 1) == cases[-1]
+        assert tuple(table.case(i) for i in range(len(cases))) == cases
+        assert table.cases([len(cases) - 1, 0]) == (cases[-1], cases[0])
 
 
 def test_text_is_stored_once_across_runs(real: list[tuple[ScoredCase, ...]]) -> None:
@@ -110,6 +111,9 @@ def test_edge_values_survive() -> None:
     np.testing.assert_array_equal(table.column("latency_ms"), [12.5] * 4)
     with pytest.raises(ValueError, match="list field"):
         table.column("relevant")
+    assert [table.case(i) for i in range(4)] == list(cases)
+    with pytest.raises(IndexError, match="out of range"):
+        table.case(4)
 
 
 def test_pickle_round_trip_shares_the_pool(real: list[tuple[ScoredCase, ...]]) -> None:

@@ -221,8 +221,27 @@ class CaseTable:
         return tuple(ScoredCase(*row) for row in zip(*cols, strict=True))
 
     def case(self, row: int) -> ScoredCase:
-        """The case at ``row``."""
-        return self.cases([row])[0]
+        """The case at ``row`` (scalar reads: a view of one case across a thousand runs calls this per run)."""
+        if not 0 <= row < self.n:
+            raise IndexError(f"row {row} out of range for {self.n} cases")
+        strings = self.pool.strings
+        values: list[Any] = []
+        for name, kind in FIELDS:
+            col = self.columns[name]
+            if kind == "text":
+                values.append(strings[col[row]])
+            elif kind in ("ids", "optional_ids"):
+                off = self.offsets[name]
+                ids = tuple([strings[c] for c in col[off[row] : off[row + 1]].tolist()])
+                values.append(None if kind == "optional_ids" and not self.masks[name][row] else ids)
+            elif kind == "pass_type":
+                code = int(col[row])
+                values.append(None if code == _NO_PASS else PASS_TYPES[code])
+            elif kind in ("optional_number", "optional_int"):
+                values.append(col[row].item() if self.masks[name][row] else None)
+            else:
+                values.append(col[row].item())
+        return ScoredCase(*values)
 
     def nbytes(self) -> int:
         """Bytes held by this table's arrays (the shared pool not included)."""
