@@ -261,3 +261,15 @@ def test_a_case_reported_twice_is_refused() -> None:
     b = _run("B", [_case("x", True, None)])
     with pytest.raises(ValueError, match="appears twice"):
         paired_cases(a, b)
+
+
+def test_win_tie_loss_same_counts_whatever_the_case_order(pmb: PmbLoad) -> None:
+    runs = _single(pmb)
+    me, other = runs["tenure"], runs["mem0"]
+    shuffled = PmbRun.from_cases(
+        other.identity, tuple(reversed(other.cases)), other.stated, other.ingestion, pool=me.table.pool
+    )
+    in_order = win_tie_loss([me, other], "tenure").drop(columns="other_run_id")
+    reordered = win_tie_loss([me, shuffled], "tenure").drop(columns="other_run_id")
+    pd.testing.assert_frame_equal(in_order, reordered)
+    assert (in_order.loc[0, "wins"], in_order.loc[0, "losses"]) == (68, 0)

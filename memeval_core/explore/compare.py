@@ -396,12 +396,18 @@ def win_tie_loss(runs: Sequence[PmbRun], chosen: str, *, alpha: float = 0.05) ->
         raise ValueError(f"{chosen!r} names runs of several suites ({sorted(suites)}); pass the runs of one suite")
     me = matches[0]
     rows = []
+    keys_me = case_keys(me)
+    _sorted_unique(me, keys_me)
     for other in runs:
         if other is me or other.identity.benchmark != me.identity.benchmark:
             continue
-        rows_me, rows_other = paired_rows(me, other)
-        mine = me.table.column("passed")[rows_me]
-        theirs = other.table.column("passed")[rows_other]
+        if other.table.pool is me.table.pool and np.array_equal(case_keys(other), keys_me):
+            # The usual case: both report the same cases in the same order; no sorting needed.
+            mine, theirs = me.table.column("passed"), other.table.column("passed")
+        else:
+            rows_me, rows_other = paired_rows(me, other)
+            mine = me.table.column("passed")[rows_me]
+            theirs = other.table.column("passed")[rows_other]
         rep = mcnemar_exact(mine, theirs, alpha=alpha)
         rows.append(
             {
