@@ -273,3 +273,28 @@ def test_win_tie_loss_same_counts_whatever_the_case_order(pmb: PmbLoad) -> None:
     reordered = win_tie_loss([me, shuffled], "tenure").drop(columns="other_run_id")
     pd.testing.assert_frame_equal(in_order, reordered)
     assert (in_order.loc[0, "wins"], in_order.loc[0, "losses"]) == (68, 0)
+
+
+def test_paired_frame_matches_the_case_objects(pmb: PmbLoad) -> None:
+    for benchmark in ("pmb-single-turn", "pmb-session"):
+        runs = [r for r in pmb.runs if r.identity.benchmark == benchmark]
+        for b in runs[1:]:
+            frame = paired_frame(runs[0], b)
+            pairs = paired_cases(runs[0], b)
+            assert len(frame) == len(pairs)
+            for (x, y), row in zip(pairs, frame.itertuples(index=False), strict=True):
+                assert (row.case_id, row.label, row.category, row.description) == (
+                    x.case_id,
+                    x.label,
+                    x.category,
+                    x.description,
+                )
+                assert (None if pd.isna(row.turn_index) else row.turn_index) == x.turn_index
+                assert (row.a_passed, row.b_passed, row.a_latency_ms, row.b_latency_ms) == (
+                    x.passed,
+                    y.passed,
+                    x.latency_ms,
+                    y.latency_ms,
+                )
+                for got, want in ((row.a_precision, x.precision), (row.b_recall, y.recall)):
+                    assert (pd.isna(got) and want is None) or got == want

@@ -58,7 +58,14 @@ def category_table(runs: Sequence[PmbRun], fixture: PmbFixture) -> pd.DataFrame:
     benchmark order. Columns: ``display_name, run_id, benchmark, category, cases, passed, pass_rate,
     mean_precision, mean_recall``.
     """
-    order = ordered_categories((c for r in runs for c in categories_met(r)), fixture.category_order)
+    listed = set(fixture.category_order)
+
+    def met(run: PmbRun) -> list[str]:
+        # Where they are first met only matters for categories the fixture does not list (session runs).
+        names = [a.category for a in run.aggregate.categories]
+        return names if listed.issuperset(names) else categories_met(run)
+
+    order = ordered_categories((c for r in runs for c in met(r)), fixture.category_order)
     rows = []
     for run in runs:
         # The run's aggregate already holds these numbers per category (computed once, at load).

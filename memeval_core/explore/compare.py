@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from memeval_core.explore.case_view import CaseView, case_view
 from memeval_core.explore.categories import ordered_categories
-from memeval_core.pmb.case_table import StringPool
+from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import Benchmark, PmbRun
@@ -122,16 +122,6 @@ def paired_cases(run_a: PmbRun, run_b: PmbRun) -> list[tuple[ScoredCase, ScoredC
     return list(zip(run_a.table.cases(rows_a), run_b.table.cases(rows_b), strict=True))
 
 
-def _outcome(a: bool, b: bool) -> str:
-    if a and b:
-        return "both passed"
-    if a:
-        return "A wins"
-    if b:
-        return "B wins"
-    return "both failed"
-
-
 def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     """One row per case both runs reported, in A's order.
 
@@ -140,32 +130,47 @@ def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     ``both failed``), ``a_precision, b_precision, a_recall, b_recall`` (NaN when null),
     ``a_latency_ms, b_latency_ms``.
     """
-    rows = [
+    rows_a, rows_b = paired_rows(run_a, run_b)
+    ta, tb = run_a.table, run_b.table
+    strings = ta.pool.strings
+    a_passed = ta.column("passed")[rows_a]
+    b_passed = tb.column("passed")[rows_b]
+    outcome = np.select(
+        [a_passed & b_passed, a_passed, b_passed], ["both passed", "A wins", "B wins"], default="both failed"
+    )
+    turn = pd.array(ta.column("turn_index")[rows_a], dtype="Int64")
+    turn[~ta.present("turn_index")[rows_a]] = pd.NA
+    # Straight from the two runs' columns: no case objects.
+    frame = pd.DataFrame(
         {
-            "case_id": a.case_id,
-            "turn_index": a.turn_index,
-            "label": a.label,
-            "category": a.category,
-            "description": a.description,
-            "a_passed": a.passed,
-            "b_passed": b.passed,
-            "outcome": _outcome(a.passed, b.passed),
-            "a_precision": a.precision,
-            "b_precision": b.precision,
-            "a_recall": a.recall,
-            "b_recall": b.recall,
-            "a_latency_ms": a.latency_ms,
-            "b_latency_ms": b.latency_ms,
-        }
-        for a, b in paired_cases(run_a, run_b)
-    ]
-    frame = pd.DataFrame(rows, columns=PAIR_COLUMNS)
+            "case_id": [strings[c] for c in ta.column("case_id")[rows_a].tolist()],
+            "turn_index": turn,
+            "label": [strings[c] for c in ta.column("label")[rows_a].tolist()],
+            "category": [strings[c] for c in ta.column("category")[rows_a].tolist()],
+            "description": [strings[c] for c in ta.column("description")[rows_a].tolist()],
+            "a_passed": a_passed,
+            "b_passed": b_passed,
+            "outcome": outcome.astype(object),
+            "a_precision": _values_or_nan(ta, "precision", rows_a),
+            "b_precision": _values_or_nan(tb, "precision", rows_b),
+            "a_recall": _values_or_nan(ta, "recall", rows_a),
+            "b_recall": _values_or_nan(tb, "recall", rows_b),
+            "a_latency_ms": ta.column("latency_ms")[rows_a],
+            "b_latency_ms": tb.column("latency_ms")[rows_b],
+        },
+        columns=PAIR_COLUMNS,
+    )
     frame["turn_index"] = frame["turn_index"].astype("Int64")
     frame["a_passed"] = frame["a_passed"].astype(bool)
     frame["b_passed"] = frame["b_passed"].astype(bool)
     for col in ("a_precision", "b_precision", "a_recall", "b_recall", "a_latency_ms", "b_latency_ms"):
         frame[col] = frame[col].astype("float64")
     return frame
+
+
+def _values_or_nan(table: CaseTable, name: str, rows: NDArray[np.int64]) -> NDArray[np.float64]:
+    """An optional number column at ``rows``, NaN where it is absent."""
+    return np.where(table.present(name)[rows], table.column(name)[rows], np.nan)
 
 
 def filter_pairs(frame: pd.DataFrame, which: PairFilter = "all", text: str = "") -> pd.DataFrame:
