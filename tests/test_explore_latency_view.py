@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memeval_core.explore.latency_view import (
@@ -89,3 +90,12 @@ def test_latency_boxes_hand_computed() -> None:
     row = latency_boxes([run]).iloc[0]
     assert (row["q1_ms"], row["median_ms"], row["q3_ms"]) == (3.0, 5.0, 7.0)
     assert (row["lower_fence_ms"], row["upper_fence_ms"], row["max_ms"]) == (1.0, 8.0, 100.0)
+
+
+def test_latency_boxes_equal_numpy_run_by_run(pmb: PmbLoad) -> None:
+    boxes = latency_boxes(pmb.runs).set_index("run_id")
+    for run in pmb.runs:
+        lat = run.table.column("latency_ms")
+        q1, median, q3 = np.percentile(lat, [25, 50, 75])
+        row = boxes.loc[run.identity.run_id]
+        assert (row["q1_ms"], row["median_ms"], row["q3_ms"]) == (q1, median, q3)

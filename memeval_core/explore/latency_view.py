@@ -131,26 +131,39 @@ def latency_boxes(runs: Sequence[PmbRun]) -> pd.DataFrame:
     at or above ``q1 - 1.5 * IQR``, ``upper_fence_ms`` the largest at or below ``q3 + 1.5 * IQR``.
     Runs without cases are left out.
     """
-    rows = []
-    for run in runs:
-        lat = run.table.column("latency_ms")
-        if lat.size == 0:
+    # Runs with the same number of cases are stacked and summarised in one call per statistic (numpy
+    # computes each row exactly as it would alone); a thousand separate np.percentile calls cost 0.3 s.
+    by_size: dict[int, list[int]] = {}
+    for i, run in enumerate(runs):
+        by_size.setdefault(run.table.n, []).append(i)
+    stats: dict[int, dict[str, float | int]] = {}
+    for size, members in by_size.items():
+        if size == 0:
             continue
-        q1, median, q3 = (float(v) for v in np.percentile(lat, [25, 50, 75]))
+        lat = np.stack([runs[i].table.column("latency_ms") for i in members])
+        q1, median, q3 = np.percentile(lat, [25, 50, 75], axis=1)
         iqr = q3 - q1
-        rows.append(
-            {
-                "display_name": run.identity.display_name,
-                "run_id": run.identity.run_id,
-                "benchmark": run.identity.benchmark,
-                "count": int(lat.size),
-                "min_ms": float(lat.min()),
-                "lower_fence_ms": float(lat[lat >= q1 - 1.5 * iqr].min()),
-                "q1_ms": q1,
-                "median_ms": median,
-                "q3_ms": q3,
-                "upper_fence_ms": float(lat[lat <= q3 + 1.5 * iqr].max()),
-                "max_ms": float(lat.max()),
+        low = np.where(lat >= (q1 - 1.5 * iqr)[:, None], lat, np.inf).min(axis=1)
+        high = np.where(lat <= (q3 + 1.5 * iqr)[:, None], lat, -np.inf).max(axis=1)
+        for j, i in enumerate(members):
+            stats[i] = {
+                "count": size,
+                "min_ms": float(lat[j].min()),
+                "lower_fence_ms": float(low[j]),
+                "q1_ms": float(q1[j]),
+                "median_ms": float(median[j]),
+                "q3_ms": float(q3[j]),
+                "upper_fence_ms": float(high[j]),
+                "max_ms": float(lat[j].max()),
             }
-        )
+    rows = [
+        {
+            "display_name": run.identity.display_name,
+            "run_id": run.identity.run_id,
+            "benchmark": run.identity.benchmark,
+            **stats[i],
+        }
+        for i, run in enumerate(runs)
+        if i in stats
+    ]
     return pd.DataFrame(rows, columns=BOX_COLUMNS)
