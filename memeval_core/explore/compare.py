@@ -132,7 +132,6 @@ def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     """
     rows_a, rows_b = paired_rows(run_a, run_b)
     ta, tb = run_a.table, run_b.table
-    strings = ta.pool.strings
     a_passed = ta.column("passed")[rows_a]
     b_passed = tb.column("passed")[rows_b]
     outcome = np.select(
@@ -143,11 +142,11 @@ def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     # Straight from the two runs' columns: no case objects.
     frame = pd.DataFrame(
         {
-            "case_id": [strings[c] for c in ta.column("case_id")[rows_a].tolist()],
+            "case_id": ta.texts("case_id", rows_a),
             "turn_index": turn,
-            "label": [strings[c] for c in ta.column("label")[rows_a].tolist()],
-            "category": [strings[c] for c in ta.column("category")[rows_a].tolist()],
-            "description": [strings[c] for c in ta.column("description")[rows_a].tolist()],
+            "label": ta.texts("label", rows_a),
+            "category": ta.texts("category", rows_a),
+            "description": ta.texts("description", rows_a),
             "a_passed": a_passed,
             "b_passed": b_passed,
             "outcome": outcome.astype(object),

@@ -165,10 +165,11 @@ class CaseTable:
         mask = self.masks.get(name)
         return np.ones(self.n, np.bool_) if mask is None else mask
 
-    def texts(self, name: str) -> list[str]:
-        """A text field decoded, one string per case."""
+    def texts(self, name: str, rows: NDArray[np.int64] | None = None) -> list[str]:
+        """A text field decoded, one string per case (per row of ``rows`` when given)."""
         strings = self.pool.strings
-        return [strings[c] for c in self.columns[name].tolist()]
+        codes = self.columns[name] if rows is None else self.columns[name][rows]
+        return [strings[c] for c in codes.tolist()]
 
     def pass_types(self) -> list[str | None]:
         """The pass type of every case (None when failed)."""
@@ -242,8 +243,3 @@ class CaseTable:
             else:
                 values.append(col[row].item())
         return ScoredCase(*values)
-
-    def nbytes(self) -> int:
-        """Bytes held by this table's arrays (the shared pool not included)."""
-        arrays = [*self.columns.values(), *self.offsets.values(), *self.masks.values()]
-        return int(sum(a.nbytes for a in arrays))
