@@ -1,8 +1,11 @@
-"""The fast top-k hit paths are exact: Python lists (hash comparison, confirmed with ==) and Arrow (numba kernel).
+"""The fast top-k hit paths are exact: Python lists (hash comparison confirmed with ==, or with numba the
+compiled kernel over pyarrow-converted lists, its equalities confirmed on the Python objects) and Arrow (numba
+kernel).
 
 Every case is checked against the definition itself (``dict.fromkeys`` to deduplicate in order, a ``set`` for
-gold), including forced hash and fingerprint collisions, repeated ids inside and beyond the top-k window,
-empty lists, ids that are not strings, and the compiled and uncompiled kernels against the numpy path.
+gold), including forced hash collisions, long ids that agree in their first and last eight bytes, repeated ids
+inside and beyond the top-k window, empty lists, ids that are not strings, ``bytes`` next to equal-looking
+``str`` ids, and the compiled and uncompiled kernels against the numpy path.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pytest
 from memeval_core.metrics import evaluate, hits_at_k, to_columns, top_k_hits
 from memeval_core.metrics import kernel as kernel_module
 from memeval_core.metrics import lists as lists_module
-from memeval_core.metrics.arrow import _lists, arrow_hits
+from memeval_core.metrics.arrow import _lists, arrow_hits, kernel_hits
 from memeval_core.metrics.columnar import TopKHits, hit_tables
 from memeval_core.metrics.lists import GOLD_LIMIT, hits_from_lists
 
@@ -58,8 +61,21 @@ def random_queries(seed: int, n: int = 400, pool: int = 12) -> tuple[list[list[s
     return fresh, gold
 
 
+@pytest.fixture(params=["hash", "compiled"])
+def lists_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a lists test on the hash path, and again on the compiled path (numba, from any size, small blocks)."""
+    if request.param == "compiled":
+        pytest.importorskip("numba")
+        monkeypatch.setattr(kernel_module, "MIN_QUERIES", 0)
+        monkeypatch.setattr(lists_module, "COMPILED_BLOCK", 64)
+    else:
+        monkeypatch.setenv("MEMEVAL_NUMBA", "0")
+    return str(request.param)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("k", [1, 3, 5, 10, 20])
+@pytest.mark.usefixtures("lists_path")
 def test_lists_match_the_definition(seed: int, k: int) -> None:
     retrieved, gold = random_queries(seed)
     assert_same(hits_from_lists(retrieved, gold, k), reference(retrieved, gold, k))
@@ -71,6 +87,7 @@ def test_lists_in_several_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert_same(hits_from_lists(retrieved, gold, 5), reference(retrieved, gold, 5))
 
 
+@pytest.mark.usefixtures("lists_path")
 def test_repeats_push_distinct_ids_beyond_the_window() -> None:
     retrieved = [["a", "a", "a", "a", "a", "b", "c", "g"], ["a", "a"], ["x", "y", "x", "y", "x", "y", "g", "z"]]
     gold = [["g", "c"], ["a"], ["g"]]
@@ -94,6 +111,7 @@ def test_forced_hash_collisions_do_not_change_results(
     assert_same(hits_from_lists(retrieved, gold, 5), want)
 
 
+@pytest.mark.usefixtures("lists_path")
 def test_ids_that_are_not_strings_use_python_equality() -> None:
     nan = float("nan")
     retrieved: list[list[Any]] = [
@@ -112,6 +130,7 @@ def test_ids_that_are_not_strings_use_python_equality() -> None:
     assert got.hits[3, 0]
 
 
+@pytest.mark.usefixtures("lists_path")
 def test_empty_and_degenerate_inputs() -> None:
     assert hits_from_lists([], [], 5).hits.shape == (0, 5)
     retrieved: list[list[str]] = [[], ["a"], [], ["a", "a"]]
@@ -123,6 +142,30 @@ def test_empty_and_degenerate_inputs() -> None:
     assert_same(hits_from_lists([("a", "b")], [frozenset({"b"})], 2), reference([("a", "b")], [{"b"}], 2))
     ids = np.array(["a", "b", "c"])
     assert_same(hits_from_lists([ids], [["c"]], 5), reference([ids.tolist()], [["c"]], 5))
+
+
+def test_compiled_lists_path_is_taken_for_strings_and_confirms_on_python_objects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("numba")
+    monkeypatch.setattr(kernel_module, "MIN_QUERIES", 0)
+    monkeypatch.setattr(lists_module, "COMPILED_BLOCK", 3)
+    retrieved, gold = random_queries(21, n=200)
+    compiled = lists_module._compiled_hits(retrieved, gold, 5)
+    assert compiled is not None
+    assert_same(compiled, reference(retrieved, gold, 5))
+    # pyarrow takes bytes as strings, but b"x" != "x" in Python: every equality the kernel finds is confirmed.
+    mixed: list[list[Any]] = [[b"x", "x", "y"], ["y"], [b"z", "q"], ["w", b"w"], ["v"]]
+    mixed_gold: list[list[Any]] = [["x"], [b"y"], ["z"], [b"w"], ["v", b"v"]]
+    got = lists_module._compiled_hits(mixed, mixed_gold, 5)
+    assert got is not None
+    assert_same(got, reference(mixed, mixed_gold, 5))
+    assert got.hits[:, 0].tolist() == [False, False, False, False, True]
+    assert got.n_retrieved.tolist() == [3, 1, 2, 2, 1] and got.n_gold.tolist() == [1, 1, 1, 1, 2]
+    # Anything pyarrow cannot take as strings, or None, goes to the hash path (None here), never half-converted.
+    for r, g in (([[1]], [[1]]), ([["a"]], [frozenset({"a"})]), ([["a", None]], [["a"]]), ([None], [["a"]])):
+        assert lists_module._compiled_hits(r, g, 5) is None
+    assert lists_module._compiled_hits([["a\ud800"]], [["a"]], 5) is None  # a lone surrogate is not UTF-8
 
 
 def test_evaluate_from_lists_equals_columnar_path() -> None:
@@ -226,29 +269,64 @@ def _run_python_kernel(r: Any, g: Any, k: int) -> TopKHits:
     code = np.zeros(n, dtype=np.int64)
     n_gold = np.zeros(n, dtype=np.int64)
     n_top = np.zeros(n, dtype=np.int64)
-    kernel_module.top_k_hits_kernel(k, *inputs, hits, code, n_gold, n_top)
+    position = np.full((n, k), -1, dtype=np.int32)
+    merged = np.zeros(n, dtype=np.bool_)
+    kernel_module.top_k_hits_kernel(k, *inputs, hits, code, n_gold, n_top, position, merged)
     np.testing.assert_array_equal(code, (hits << np.arange(k)).sum(axis=1))
     return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top)
 
 
-def test_uncompiled_kernel_and_forced_fingerprint_collisions(monkeypatch: pytest.MonkeyPatch) -> None:
-    retrieved, gold = random_queries(5, n=120)
-    want = reference(retrieved, gold, 5)
+def _long_ids() -> tuple[list[list[str]], list[list[str]]]:
+    """Ids of 17-40 bytes that agree in their first and last eight bytes and differ only in the middle, so only
+    the byte comparison tells them apart."""
+    rng = random.Random(4)
+    ids = ["prefix00" + m + "suffix00" for m in ("a", "b", "ab", "ba", "x" * 24, "x" * 23 + "y", "日本")]
+    retrieved = [[rng.choice(ids) for _ in range(rng.randrange(0, 9))] for _ in range(150)]
+    gold = [[rng.choice(ids) for _ in range(rng.randrange(0, 4))] for _ in range(150)]
+    return retrieved, gold
+
+
+@pytest.mark.parametrize("data", ["random", "long"])
+def test_uncompiled_kernel_matches_definition(data: str) -> None:
+    retrieved, gold = random_queries(5, n=120) if data == "random" else _long_ids()
     r = pa.array(retrieved, pa.list_(pa.string()))
     g = pa.array(gold, pa.list_(pa.string()))
-    assert_same(_run_python_kernel(r, g, 5), want)
-    # Every id gets the same fingerprint: only the byte comparison decides, and the result does not change.
-    monkeypatch.setattr(kernel_module, "fingerprint", lambda s, offsets, data: np.uint64(0))
-    assert_same(_run_python_kernel(r, g, 5), want)
+    assert_same(_run_python_kernel(r, g, 5), reference(retrieved, gold, 5))
 
 
-def test_fingerprints_of_equal_strings_are_equal() -> None:
-    values = pa.array(["", "a", "abcdefgh", "abcdefghi", "abcdefghi", "日本語のテキスト", "x" * 40, "x" * 40])
-    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32)[: len(values) + 1]
-    data = np.frombuffer(values.buffers()[2], dtype=np.uint8)
-    prints = kernel_module.fingerprints(offsets, data)
-    assert prints[3] == prints[4] and prints[6] == prints[7]
-    assert len(set(prints.tolist())) == 6
+def test_compiled_kernel_tells_long_ids_apart_by_their_middle_bytes() -> None:
+    pytest.importorskip("numba")
+    retrieved, gold = _long_ids()
+    for name, (r, g) in _arrow_variants(retrieved, gold).items():
+        got = arrow_hits(r, g, 5, min_queries=0)
+        assert got is not None, name
+        assert_same(got, reference(retrieved, gold, 5))
+
+
+def test_summaries_identify_short_strings() -> None:
+    values = ["", "a", "a\x00", "\x00a", "abcdefgh", "abcdefghi", "bbcdefghi", "abcdefghij", "日本語", "é" * 8]
+    array = pa.array(values + values)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[: len(array) + 1]
+    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)
+    keys = []
+    for s in range(len(array)):
+        size = int(offsets[s + 1] - offsets[s])
+        assert size <= 16
+        keys.append((size, *(int(w) for w in kernel_module.summary(data, int(offsets[s]), size))))
+    # Equal strings give equal keys; different strings of up to 16 bytes never do.
+    assert keys[: len(values)] == keys[len(values) :]
+    assert len(set(keys)) == len(values)
+
+
+def test_kernel_reports_positions_and_merged_repeats() -> None:
+    pytest.importorskip("numba")
+    r = pa.array([["a", "a", "b", "c"], ["x"], []], pa.list_(pa.string()))
+    g = pa.array([["c", "c"], ["y"], ["z"]], pa.list_(pa.string()))
+    found = kernel_hits(r, g, 3, min_queries=0, positions=True)
+    assert found is not None
+    assert found.position[0].tolist() == [0, 2, 3] and found.position[1, 0] == 0
+    assert found.merged.tolist() == [True, False, False]
+    assert found.hits.hits[0].tolist() == [False, False, True]
 
 
 def test_arrow_kernel_is_skipped_when_not_applicable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,7 @@ path of :func:`memeval_core.metrics.columnar.top_k_hits`, which gives identical 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from memeval_core.metrics import kernel
 from memeval_core.metrics.columnar import TopKHits
 
 _NO_INDEX = np.zeros(0, dtype=np.int32)
-_NO_TABLE = np.zeros(0, dtype=np.uint64)
+_NO_POSITION = np.zeros((0, 0), dtype=np.int32)
 
 
 def _single_array(values: Any) -> Any:
@@ -38,12 +39,12 @@ def _strings(values: Any) -> tuple[NDArray[Any], NDArray[np.uint8]] | None:
     return offsets, data
 
 
-_Side = tuple[NDArray[Any], NDArray[Any], NDArray[Any], bool, NDArray[Any], NDArray[np.uint8], NDArray[np.uint64]]
+_Side = tuple[NDArray[Any], NDArray[Any], NDArray[Any], bool, NDArray[Any], NDArray[np.uint8]]
 
 
 def _lists(values: Any) -> _Side | None:
-    """Per-list start/end in the child, then the child's index, indirect flag, string offsets, bytes and
-    fingerprint table (see :func:`memeval_core.metrics.kernel.top_k_hits_kernel`); None if unsupported."""
+    """Per-list start/end in the child, then the child's index, indirect flag, string offsets and bytes
+    (see :func:`memeval_core.metrics.kernel.top_k_hits_kernel`); None if unsupported."""
     values = _single_array(values)
     if not isinstance(values, pa.Array) or not (pa.types.is_list(values.type) or pa.types.is_large_list(values.type)):
         return None
@@ -60,18 +61,36 @@ def _lists(values: Any) -> _Side | None:
         strings = _strings(child.dictionary)
         if strings is None:
             return None
-        index = child.indices.to_numpy()
-        # One sequential pass over the dictionary instead of fingerprinting an entry at every use.
-        table = kernel.compiled()[1](*strings)
-        return start, end, index, True, strings[0], strings[1], table
+        return start, end, child.indices.to_numpy(), True, strings[0], strings[1]
     strings = _strings(child)
     if strings is None:
         return None
-    return start, end, _NO_INDEX, False, strings[0], strings[1], _NO_TABLE
+    return start, end, _NO_INDEX, False, strings[0], strings[1]
 
 
 def arrow_hits(retrieved: Any, gold: Any, k: int, min_queries: int | None = None) -> TopKHits | None:
     """Top-k hits with the compiled kernel, or None (numba missing or off, small input, unsupported types)."""
+    found = kernel_hits(retrieved, gold, k, min_queries=min_queries, positions=False)
+    return None if found is None else found.hits
+
+
+@dataclass(frozen=True)
+class KernelHits:
+    """What the kernel found: the hits, and for checking them against the Python objects they came from,
+    where each kept id stands in its list and which queries had ids merged as repeats."""
+
+    hits: TopKHits
+    """Hits, gold and top-k sizes, and row codes."""
+    position: NDArray[np.int32]
+    """Shape ``(queries, k)`` (or ``(0, 0)`` if not asked for): index in its retrieved list of each kept id."""
+    merged: NDArray[np.bool_]
+    """Shape ``(queries,)``: True where two ids of the query (retrieved or gold) compared equal."""
+
+
+def kernel_hits(
+    retrieved: Any, gold: Any, k: int, *, min_queries: int | None = None, positions: bool = False
+) -> KernelHits | None:
+    """Run the compiled kernel on two pyarrow list arrays; None where :func:`arrow_hits` says so."""
     limit = kernel.MIN_QUERIES if min_queries is None else min_queries
     if len(retrieved) < limit or not kernel.numba_enabled():
         return None
@@ -86,5 +105,8 @@ def arrow_hits(retrieved: Any, gold: Any, k: int, min_queries: int | None = None
     code = np.zeros(n, dtype=np.int64)
     n_gold = np.zeros(n, dtype=np.int64)
     n_top = np.zeros(n, dtype=np.int64)
-    kernel.compiled()[0](k, *r, *g, hits, code, n_gold, n_top)
-    return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code.astype(np.intp, copy=False))
+    position = np.zeros((n, k), dtype=np.int32) if positions else _NO_POSITION
+    merged = np.zeros(n, dtype=np.bool_)
+    kernel.compiled()(k, *r, *g, hits, code, n_gold, n_top, position, merged)
+    top = TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code.astype(np.intp, copy=False))
+    return KernelHits(hits=top, position=position, merged=merged)

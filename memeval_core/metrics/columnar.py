@@ -151,6 +151,12 @@ class TopKHits:
         """Shape ``(queries,)``: True where the query has at least one gold id (metrics are defined)."""
         return self.n_gold > 0
 
+    @cached_property
+    def no_gold_nan(self) -> NDArray[np.float64]:
+        """Shape ``(queries,)``: 0.0 where the query has gold, NaN where not. Adding it to a non-negative score
+        leaves the score exactly as it is and makes it NaN where undefined, in one pass shared by every metric."""
+        return np.where(self.n_gold > 0, 0.0, np.nan)
+
 
 _CODE_BITS = 16
 
@@ -698,6 +704,7 @@ def hits_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int
 
 
 def undefined_where_no_gold(values: NDArray[np.float64], hits: TopKHits) -> NDArray[np.float64]:
-    """Set per-query values to NaN where the query has no gold ids (the metric is undefined there)."""
-    values[~hits.has_gold] = np.nan
+    """Set per-query values (non-negative, in place) to NaN where the query has no gold ids (the metric is
+    undefined there): adds :attr:`TopKHits.no_gold_nan`, one pass instead of a masked write."""
+    np.add(values, hits.no_gold_nan, out=values)
     return values

@@ -3,9 +3,10 @@
 Input is the Arrow buffers themselves, zero-copy: per query the start/end of its ids in the list's child array,
 the child's string offsets and UTF-8 bytes (for ``list<dictionary<string>>`` also the indices, which map an id to
 its dictionary entry). Per query the kernel reads only the gold ids and the retrieved ids up to the ``k``-th
-distinct one. Each id gets a 64-bit fingerprint of its bytes (for a dictionary, one table computed in a single
-pass over the dictionary); ids with equal fingerprints are then compared byte by byte, so the result is exact.
-No vocabulary is shared across queries.
+distinct one. No vocabulary is shared across queries, and nothing is hashed: each id is summed up by its length
+and two 8-byte words, the first and the last eight bytes (:func:`summary`). For ids of up to 16 bytes, which
+covers the usual ``doc-123``/UUID-prefix/session ids, equal summaries mean equal strings; longer ids with equal
+summaries are compared byte by byte. So the result is exact, and comparing two ids is three integer compares.
 
 numba is optional. :func:`compiled` compiles (or loads from numba's on-disk cache, ``__pycache__`` next to this
 file or ``$NUMBA_CACHE_DIR``) on first use; without numba, with ``MEMEVAL_NUMBA=0``, or for inputs below
@@ -30,70 +31,36 @@ against about 8 us per query on the numpy path: the warm kernel pays off from ab
 a cold compile from about a million."""
 
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
+def word(data: NDArray[np.uint8], i: int) -> np.uint64:
+    """The eight bytes ``data[i:i + 8]`` as one little-endian word. Compiled, this is one unaligned load
+    (:func:`_unaligned_load`): LLVM does not merge the eight byte loads below, which made them most of the
+    kernel's time."""
+    return (
+        np.uint64(data[i])
+        | (np.uint64(data[i + 1]) << np.uint64(8))
+        | (np.uint64(data[i + 2]) << np.uint64(16))
+        | (np.uint64(data[i + 3]) << np.uint64(24))
+        | (np.uint64(data[i + 4]) << np.uint64(32))
+        | (np.uint64(data[i + 5]) << np.uint64(40))
+        | (np.uint64(data[i + 6]) << np.uint64(48))
+        | (np.uint64(data[i + 7]) << np.uint64(56))
+    )
 
 
-def fingerprint(s: int, offsets: NDArray[Any], data: NDArray[np.uint8]) -> np.uint64:
-    """A 64-bit fingerprint of string ``s``'s bytes: equal strings have equal fingerprints (never the converse:
-    equal fingerprints are always compared byte by byte).
-
-    The length, then the bytes eight at a time as little-endian words (which the compiler turns into single
-    loads; the last word ends at the last byte and may overlap the previous one), each mixed in with an xor
-    and a multiply by an odd constant. Both steps are one-to-one, so two strings of equal length that differ
-    in a single word never share a fingerprint.
-    """
-    start = offsets[s]
-    end = offsets[s + 1]
-    h = (_FNV_OFFSET ^ np.uint64(end - start)) * _FNV_PRIME
-    if end - start < 8:
-        word = np.uint64(0)
-        for i in range(start, end):
-            word = (word << np.uint64(8)) | np.uint64(data[i])
-        return (h ^ word) * _FNV_PRIME
-    i = start
-    while True:
-        # The last word may overlap the one before it: fine, the same bytes are read for equal strings.
-        i = min(i, end - 8)
-        word = (
-            np.uint64(data[i])
-            | (np.uint64(data[i + 1]) << np.uint64(8))
-            | (np.uint64(data[i + 2]) << np.uint64(16))
-            | (np.uint64(data[i + 3]) << np.uint64(24))
-            | (np.uint64(data[i + 4]) << np.uint64(32))
-            | (np.uint64(data[i + 5]) << np.uint64(40))
-            | (np.uint64(data[i + 6]) << np.uint64(48))
-            | (np.uint64(data[i + 7]) << np.uint64(56))
-        )
-        h = (h ^ word) * _FNV_PRIME
-        i += 8
-        if i >= end:
-            return h
+def summary(data: NDArray[np.uint8], start: int, size: int) -> tuple[np.uint64, np.uint64]:
+    """Two words that, with the length, identify a string of up to 16 bytes: its first and its last eight bytes
+    (overlapping when shorter than 16), or for fewer than eight bytes the bytes themselves and 0."""
+    if size >= 8:
+        return word(data, start), word(data, start + size - 8)
+    packed = np.uint64(0)
+    for i in range(start, start + size):
+        packed = (packed << np.uint64(8)) | np.uint64(data[i])
+    return packed, np.uint64(0)
 
 
-def fingerprints(offsets: NDArray[Any], data: NDArray[np.uint8]) -> NDArray[np.uint64]:
-    """:func:`fingerprint` of every string of an Arrow string array (a dictionary), in one sequential pass."""
-    out = np.empty(len(offsets) - 1, dtype=np.uint64)
-    for s in range(len(offsets) - 1):
-        out[s] = fingerprint(s, offsets, data)
-    return out
-
-
-def same_id(
-    a: int,
-    a_offsets: NDArray[Any],
-    a_data: NDArray[np.uint8],
-    b: int,
-    b_offsets: NDArray[Any],
-    b_data: NDArray[np.uint8],
-) -> bool:
-    """Whether string ``a`` of one Arrow string array equals string ``b`` of another (lengths, then bytes)."""
-    a0 = a_offsets[a]
-    b0 = b_offsets[b]
-    size = a_offsets[a + 1] - a0
-    if b_offsets[b + 1] - b0 != size:
-        return False
-    for i in range(size):  # noqa: SIM110 (numba compiles loops, not generator expressions)
+def same_middle(a_data: NDArray[np.uint8], a0: int, b_data: NDArray[np.uint8], b0: int, size: int) -> bool:
+    """Whether two strings of ``size`` bytes (> 16) with equal summaries also agree in bytes 8 .. size - 9."""
+    for i in range(8, size - 8):  # noqa: SIM110 (numba compiles loops, not generator expressions)
         if a_data[a0 + i] != b_data[b0 + i]:
             return False
     return True
@@ -107,76 +74,144 @@ def top_k_hits_kernel(
     r_indirect: bool,
     r_offsets: NDArray[Any],
     r_data: NDArray[np.uint8],
-    r_table: NDArray[np.uint64],
     g_start: NDArray[Any],
     g_end: NDArray[Any],
     g_index: NDArray[Any],
     g_indirect: bool,
     g_offsets: NDArray[Any],
     g_data: NDArray[np.uint8],
-    g_table: NDArray[np.uint64],
     hits: NDArray[np.bool_],
     code: NDArray[np.int64],
     n_gold: NDArray[np.int64],
     n_top: NDArray[np.int64],
+    position: NDArray[np.int32],
+    merged: NDArray[np.bool_],
 ) -> None:
-    """Fill ``hits`` (queries x k), ``code`` (each row of ``hits`` as bits, for ``k <= 63``), ``n_gold`` and
-    ``n_top`` for every query.
+    """Fill ``hits`` (queries x k), ``code`` (each row of ``hits`` as bits, for ``k <= 63``), ``n_gold``,
+    ``n_top``, ``position`` and ``merged`` for every query.
 
     Query ``q``'s retrieved ids are child positions ``r_start[q] .. r_end[q] - 1``; position ``p`` is string
-    ``r_index[p]`` if ``r_indirect`` (a dictionary, whose fingerprints are ``r_table``) else string ``p``
-    (fingerprinted here). Likewise gold. Ids with equal fingerprints are compared byte by byte, so the result is
-    exact. Retrieved ids are deduplicated in order (first occurrence wins) and cut at ``k`` distinct; gold ids
-    count once.
+    ``r_index[p]`` if ``r_indirect`` (a dictionary) else string ``p``. Likewise gold. Retrieved ids are
+    deduplicated in order (first occurrence wins) and cut at ``k`` distinct; gold ids count once.
+    ``position[q, rank]`` is where in its list the kept id of that rank stands (only if ``position`` has
+    rows); ``merged[q]`` is set where two ids of the query were found equal and one was dropped (a repeat).
     """
+    n = len(r_start)
     widest = 0
     for q in range(len(g_start)):
         widest = max(widest, g_end[q] - g_start[q])
-    gold_string = np.empty(widest, dtype=np.int64)
-    gold_print = np.empty(widest, dtype=np.uint64)
+    keep_position = position.shape[0] > 0
+    gold_at = np.empty(widest, dtype=np.int64)
+    gold_size = np.empty(widest, dtype=np.int64)
+    gold_w0 = np.empty(widest, dtype=np.uint64)
+    gold_w1 = np.empty(widest, dtype=np.uint64)
+    kept_at = np.empty(k, dtype=np.int64)
+    kept_size = np.empty(k, dtype=np.int64)
+    kept_w0 = np.empty(k, dtype=np.uint64)
+    kept_w1 = np.empty(k, dtype=np.uint64)
     kept_string = np.empty(k, dtype=np.int64)
-    kept_print = np.empty(k, dtype=np.uint64)
-    for q in range(len(r_start)):
+    for q in range(n):
         distinct = 0
         for a in range(g_start[q], g_end[q]):
-            sa = g_index[a] if g_indirect else a
-            fa = g_table[sa] if g_indirect else fingerprint(sa, g_offsets, g_data)
+            s = g_index[a] if g_indirect else a
+            at = g_offsets[s]
+            size = g_offsets[s + 1] - at
+            w0, w1 = summary(g_data, at, size)
             repeated = False
             for b in range(distinct):
-                if gold_print[b] == fa and same_id(sa, g_offsets, g_data, gold_string[b], g_offsets, g_data):
-                    repeated = True
-                    break
-            if not repeated:
-                gold_string[distinct] = sa
-                gold_print[distinct] = fa
-                distinct += 1
-        n_gold[q] = distinct
-        rank = 0
-        for p in range(r_start[q], r_end[q]):
-            sp = r_index[p] if r_indirect else p
-            fp = r_table[sp] if r_indirect else fingerprint(sp, r_offsets, r_data)
-            repeated = False
-            for t in range(rank):
-                if kept_print[t] == fp and same_id(sp, r_offsets, r_data, kept_string[t], r_offsets, r_data):
+                if (
+                    gold_w0[b] == w0
+                    and gold_w1[b] == w1
+                    and gold_size[b] == size
+                    and (size <= 16 or same_middle(g_data, at, g_data, gold_at[b], size))
+                ):
                     repeated = True
                     break
             if repeated:
+                merged[q] = True
                 continue
-            kept_string[rank] = sp
-            kept_print[rank] = fp
+            gold_at[distinct] = at
+            gold_size[distinct] = size
+            gold_w0[distinct] = w0
+            gold_w1[distinct] = w1
+            distinct += 1
+        n_gold[q] = distinct
+        rank = 0
+        row = 0
+        for p in range(r_start[q], r_end[q]):
+            s = r_index[p] if r_indirect else p
+            at = r_offsets[s]
+            size = r_offsets[s + 1] - at
+            w0, w1 = summary(r_data, at, size)
+            repeated = False
+            for t in range(rank):
+                if (r_indirect and kept_string[t] == s) or (
+                    kept_w0[t] == w0
+                    and kept_w1[t] == w1
+                    and kept_size[t] == size
+                    and (size <= 16 or same_middle(r_data, at, r_data, kept_at[t], size))
+                ):
+                    repeated = True
+                    break
+            if repeated:
+                merged[q] = True
+                continue
+            kept_at[rank] = at
+            kept_size[rank] = size
+            kept_w0[rank] = w0
+            kept_w1[rank] = w1
+            kept_string[rank] = s
+            if keep_position:
+                position[q, rank] = p - r_start[q]
             for b in range(distinct):
-                if gold_print[b] == fp and same_id(sp, r_offsets, r_data, gold_string[b], g_offsets, g_data):
+                if (
+                    gold_w0[b] == w0
+                    and gold_w1[b] == w1
+                    and gold_size[b] == size
+                    and (size <= 16 or same_middle(r_data, at, g_data, gold_at[b], size))
+                ):
                     hits[q, rank] = True
                     if rank < 63:
-                        code[q] |= 1 << rank
+                        row |= 1 << rank
                     break
             rank += 1
             if rank == k:
                 break
         n_top[q] = rank
+        code[q] = row
 
 
-_compiled: tuple[Callable[..., None], Callable[..., NDArray[np.uint64]]] | None = None
+def _unaligned_load() -> Callable[[NDArray[np.uint8], int], np.uint64]:
+    """A numba intrinsic reading the eight bytes at ``data[i]`` as one (unaligned) 64-bit load.
+
+    The byte order is the machine's; on a big-endian machine the words differ from :func:`word`'s, but equal
+    bytes still give equal words, which is all the kernel compares.
+    """
+    ir: Any = importlib.import_module("llvmlite.ir")
+    types: Any = importlib.import_module("numba.core.types")
+    intrinsic: Any = importlib.import_module("numba.extending").intrinsic
+
+    def load_word(typingctx: Any, data: Any, i: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            array = context.make_array(signature.args[0])(context, builder, args[0])
+            address = builder.bitcast(builder.gep(array.data, [args[1]]), ir.IntType(64).as_pointer())
+            return builder.load(address, align=1)
+
+        return types.uint64(data, i), codegen
+
+    return intrinsic(load_word)  # type: ignore[no-any-return]
+
+
+load_word: Callable[[NDArray[np.uint8], int], np.uint64] = word
+""":func:`word` as the kernel calls it: the intrinsic of :func:`_unaligned_load` once compiled."""
+
+
+def word_compiled(data: NDArray[np.uint8], i: int) -> np.uint64:
+    """:func:`word` through :data:`load_word` (what :func:`compiled` puts in place of :func:`word`)."""
+    return load_word(data, i)
+
+
+_compiled: Callable[..., None] | None = None
 
 
 def numba_enabled() -> bool:
@@ -190,16 +225,18 @@ def numba_enabled() -> bool:
     return True
 
 
-def compiled() -> tuple[Callable[..., None], Callable[..., NDArray[np.uint64]]]:
-    """The kernel and :func:`fingerprints` compiled with ``numba.njit(cache=True)`` (cache checked on first call)."""
+def compiled() -> Callable[..., None]:
+    """The kernel compiled with ``numba.njit(cache=True)`` (cache checked on first call).
+
+    Not ``parallel=True``: measured on two cores, threads gained about 10 % on a million queries (the loop is
+    bound by memory) and more than doubled the compile time."""
     global _compiled
     if _compiled is None:
         numba: Any = importlib.import_module("numba")
-        # The kernels call these helpers through this module's globals: make them numba functions first.
-        for helper in (fingerprint, same_id):
+        # The kernel calls these through this module's globals: make them numba functions first.
+        globals()["load_word"] = _unaligned_load()
+        globals()["word"] = numba.njit(cache=True, inline="always")(word_compiled)
+        for helper in (summary, same_middle):
             globals()[helper.__name__] = numba.njit(cache=True, inline="always")(helper)
-        _compiled = (
-            numba.njit(cache=True, nogil=True)(top_k_hits_kernel),
-            numba.njit(cache=True, nogil=True)(fingerprints),
-        )
+        _compiled = numba.njit(cache=True, nogil=True)(top_k_hits_kernel)
     return _compiled

@@ -31,8 +31,9 @@ def ndcg_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     dcg = hits.hits.astype(np.float64) @ weights if code is None else hit_tables(hits.k).dcg[code]
     ideal_cumulative = np.concatenate([[0.0], np.cumsum(weights)])
     idcg = ideal_cumulative[np.minimum(hits.n_gold, hits.k)]
-    values = np.full(hits.n_queries, np.nan)
-    np.divide(dcg, idcg, out=values, where=idcg > 0)
+    # Without gold, IDCG and DCG are both 0: 0 / 0 is the NaN the definition asks for.
+    with np.errstate(invalid="ignore"):
+        values: NDArray[np.float64] = np.true_divide(dcg, idcg)
     return values
 
 

@@ -19,8 +19,9 @@ from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_
 
 def recall_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     """Per-query R@k from a hit matrix; NaN where the query has no gold."""
-    values = np.full(hits.n_queries, np.nan)
-    np.divide(hits.hit_count, hits.n_gold, out=values, where=hits.has_gold)
+    # Without gold there are no hits either: 0 / 0 is the NaN the definition asks for.
+    with np.errstate(invalid="ignore"):
+        values: NDArray[np.float64] = np.true_divide(hits.hit_count, hits.n_gold)
     return values
 
 
