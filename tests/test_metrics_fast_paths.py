@@ -66,7 +66,7 @@ def lists_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     """Run a lists test on the hash path, and again on the compiled path (numba, from any size, small blocks)."""
     if request.param == "compiled":
         pytest.importorskip("numba")
-        monkeypatch.setattr(kernel_module, "MIN_QUERIES", 0)
+        monkeypatch.setattr(lists_module, "LISTS_MIN_QUERIES", 0)
         monkeypatch.setattr(lists_module, "COMPILED_BLOCK", 64)
     else:
         monkeypatch.setenv("MEMEVAL_NUMBA", "0")
@@ -148,24 +148,26 @@ def test_compiled_lists_path_is_taken_for_strings_and_confirms_on_python_objects
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pytest.importorskip("numba")
-    monkeypatch.setattr(kernel_module, "MIN_QUERIES", 0)
+    monkeypatch.setattr(lists_module, "LISTS_MIN_QUERIES", 0)
     monkeypatch.setattr(lists_module, "COMPILED_BLOCK", 3)
     retrieved, gold = random_queries(21, n=200)
-    compiled = lists_module._compiled_hits(retrieved, gold, 5)
-    assert compiled is not None
-    assert_same(compiled, reference(retrieved, gold, 5))
+    assert lists_module._compiled_block(retrieved, gold, 5) is not None
+    assert_same(hits_from_lists(retrieved, gold, 5), reference(retrieved, gold, 5))
     # pyarrow takes bytes as strings, but b"x" != "x" in Python: every equality the kernel finds is confirmed.
     mixed: list[list[Any]] = [[b"x", "x", "y"], ["y"], [b"z", "q"], ["w", b"w"], ["v"]]
     mixed_gold: list[list[Any]] = [["x"], [b"y"], ["z"], [b"w"], ["v", b"v"]]
-    got = lists_module._compiled_hits(mixed, mixed_gold, 5)
-    assert got is not None
+    assert lists_module._compiled_block(mixed, mixed_gold, 5) is not None
+    got = hits_from_lists(mixed, mixed_gold, 5)
     assert_same(got, reference(mixed, mixed_gold, 5))
     assert got.hits[:, 0].tolist() == [False, False, False, False, True]
     assert got.n_retrieved.tolist() == [3, 1, 2, 2, 1] and got.n_gold.tolist() == [1, 1, 1, 1, 2]
-    # Anything pyarrow cannot take as strings, or None, goes to the hash path (None here), never half-converted.
+    # What pyarrow cannot take as strings, or None, is never half-converted: that block takes the hash path.
     for r, g in (([[1]], [[1]]), ([["a"]], [frozenset({"a"})]), ([["a", None]], [["a"]]), ([None], [["a"]])):
-        assert lists_module._compiled_hits(r, g, 5) is None
-    assert lists_module._compiled_hits([["a\ud800"]], [["a"]], 5) is None  # a lone surrogate is not UTF-8
+        assert lists_module._compiled_block(r, g, 5) is None
+    assert lists_module._compiled_block([["a\ud800"]], [["a"]], 5) is None  # a lone surrogate is not UTF-8
+    blocks: list[list[Any]] = [["a", "b"], ["c"], [1, 2], [2.0, "a"], ["a", None], ["z", "a"], ["q"]]
+    blocks_gold: list[list[Any]] = [["b"], ["c"], [2], [2], [None], ["a"], []]
+    assert_same(hits_from_lists(blocks, blocks_gold, 5), reference(blocks, blocks_gold, 5))
 
 
 def test_evaluate_from_lists_equals_columnar_path() -> None:
@@ -348,3 +350,30 @@ def test_f1_equals_the_harmonic_mean_of_p_and_r() -> None:
     harmonic[np.isnan(p)] = np.nan
     np.testing.assert_allclose(scores.f1, harmonic, rtol=0, atol=1e-12)
     assert np.isnan(scores.f1).any() and (scores.f1 > 0).any()
+
+
+def test_undefined_scores_are_plain_nan() -> None:
+    # n_gold == 0 is NaN in every metric, with the sign bit clear (byte-level diffs of exports stay stable),
+    # even for a hand-built TopKHits whose hits contradict its gold count.
+    hits = TopKHits(
+        k=3,
+        hits=np.array([[True, False, False], [False, False, False], [False, True, False]]),
+        n_gold=np.array([0, 0, 2]),
+        n_retrieved=np.array([3, 0, 3]),
+    )
+    scores = evaluate(hits, k=3)
+    for name in ("ndcg", "precision", "recall", "mrr", "f1"):
+        values = scores.metric(name)
+        assert np.isnan(values[:2]).all() and not np.signbit(values[:2]).any(), name
+        assert np.isfinite(values[2]), name
+
+
+def test_uint64_dictionary_indices() -> None:
+    pytest.importorskip("numba")
+    dictionary = pa.array(["a", "b", "c"])
+    child = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 1], pa.uint64()), dictionary)
+    r = pa.ListArray.from_arrays(pa.array([0, 3, 4], pa.int32()), child)
+    g = pa.array([["b"], ["c"]], pa.list_(pa.string()))
+    got = arrow_hits(r, g, 5, min_queries=0)
+    assert got is not None
+    assert_same(got, reference([["a", "b", "c"], ["b"]], [["b"], ["c"]], 5))

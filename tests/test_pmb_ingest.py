@@ -61,39 +61,6 @@ def test_recognised_by_content_not_name(pmb: Path, tmp_path: Path) -> None:
     ]
 
 
-def test_files_that_cannot_be_pmb_documents_are_skipped_unparsed(pmb: Path, tmp_path: Path) -> None:
-    shutil.copytree(pmb / "fixtures", tmp_path / "fx")
-    report = (pmb / "test-results/baseline/retrieval-report-mem0.json").read_text()
-    # Escaped keys still spell "provider" and "cases": the report is found without its plain key bytes.
-    escaped = report.replace('"provider"', '"pro\\u0076ider"', 1).replace('"cases"', '"\\u0063ases"', 1)
-    assert '"provider"' not in escaped
-    (tmp_path / "escaped.json").write_text(escaped)
-    (tmp_path / "qa.json").write_text(json.dumps([{"question": "caf\u00e9?", "answer": "x"}]))
-    (tmp_path / "broken-qa.json").write_text('{"question": ')  # the QA scan reports this one
-    (tmp_path / "retrieval-report-broken.json").write_text('{"answer": ')  # named like a report: parsed, errs
-    load = load_pmb(tmp_path)
-    assert [r.identity.provider for r in load.runs] == ["mem0"]
-    assert load.skipped == ("broken-qa.json", "qa.json")
-    assert [e.file for e in load.errors] == ["retrieval-report-broken.json"]
-
-
-def test_could_be_pmb_is_exact_in_the_negative() -> None:
-    for doc in (
-        {"provider": "x", "cases": []},
-        [{"caseId": "a", "expect": {}}],
-        [{"_id": "b", "canonical_name": "n"}],
-    ):
-        raw = json.dumps(doc).encode()
-        assert ingest.could_be_pmb(raw) and sniff(json.loads(raw)) is not None
-        # Every letter written as an escape: still recognised.
-        escaped = json.dumps(doc).encode()
-        for key in (b"provider", b"caseId", b"_id"):
-            escaped = escaped.replace(b'"' + key + b'"', b'"' + b"".join(b"\\u%04x" % c for c in key) + b'"')
-        assert json.loads(escaped) == doc and ingest.could_be_pmb(escaped)
-    assert not ingest.could_be_pmb(json.dumps({"text": "\u00e9\u65e5 provider", "k": "an _id"}).encode())
-    assert not ingest.could_be_pmb(b'{"question": "caf\\u00e9"}')
-
-
 def test_sniff() -> None:
     assert sniff({"provider": "x", "cases": [{"caseId": "a", "turnIndex": 0}]}) == "session-report"
     assert sniff({"provider": "x", "cases": [{"caseId": "a"}]}) == "single-turn-report"

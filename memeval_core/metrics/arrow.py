@@ -61,7 +61,9 @@ def _lists(values: Any) -> _Side | None:
         strings = _strings(child.dictionary)
         if strings is None:
             return None
-        return start, end, child.indices.to_numpy(), True, strings[0], strings[1]
+        index = child.indices.to_numpy()
+        # The kernel adds 1 to an index: uint64 plus a signed int is a float in numba. Indices fit int64.
+        return start, end, index.astype(np.int64) if index.dtype == np.uint64 else index, True, *strings
     strings = _strings(child)
     if strings is None:
         return None

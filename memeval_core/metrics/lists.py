@@ -1,12 +1,14 @@
 """Top-k hits straight from per-query Python lists, comparing ids within each query only (no vocabulary).
 
-With numba (from :data:`memeval_core.metrics.kernel.MIN_QUERIES` queries), string ids take the compiled path:
-pyarrow converts the lists in C (about 0.6 us per query of 15 ids, most of the cost), the kernel of
-:mod:`memeval_core.metrics.kernel` compares bytes, and every equality it found is then checked on the Python
-objects themselves, because pyarrow also accepts ``bytes`` as strings while ``b"a" != "a"`` in Python:
-each hit with ``retrieved[q][p] in gold[q]`` (in C, over the hits only), and each query where ids were merged
-as repeats by the exact per-query path below. Anything pyarrow cannot take as strings (other id types, null
-ids, a ``frozenset``) takes the hash path:
+With numba (from :data:`LISTS_MIN_QUERIES` queries), string ids take the compiled path: pyarrow converts the
+lists in C (about 0.6 us per query of 15 ids, most of the cost), the kernel of :mod:`memeval_core.metrics.kernel`
+compares bytes, and every equality it found is then checked on the Python objects themselves, because pyarrow
+also accepts ``bytes`` as strings while ``b"a" != "a"`` in Python: each hit with ``retrieved[q][p] in gold[q]``
+(in C, over the hits only), and each query where ids were merged as repeats by the exact per-query path below.
+A block of queries whose ids pyarrow cannot take as strings (other id types, None, a ``frozenset``) takes the
+hash path. Two limits of the compiled path, for ids no results file produces: inequalities are not
+re-checked, so a ``str`` subclass that redefines ``==`` compares by its characters; and unhashable
+``bytearray`` ids, which a ``set`` refuses, are compared by their bytes. The hash path:
 
 Relevance only asks "is this retrieved id in *this* query's gold set", so ids never need codes shared across
 queries. Per query only the first ``k`` retrieved ids and the gold ids are read:
@@ -73,27 +75,22 @@ def _confirmed_hits(
     return np.fromiter(map(contains, map(gold.__getitem__, queries), ids), dtype=np.bool_, count=len(queries))
 
 
-def _compiled_hits(retrieved: Sequence[Sequence[Any]], gold: Sequence[Collection[Any]], k: int) -> TopKHits | None:
-    """The compiled path of the module docstring, or None where it does not apply."""
-    n = len(retrieved)
-    if n == 0 or n < kernel.MIN_QUERIES or not kernel.numba_enabled():
-        return None
-    blocks = []
-    for lo in range(0, n, COMPILED_BLOCK):
-        block = _compiled_block(retrieved[lo : lo + COMPILED_BLOCK], gold[lo : lo + COMPILED_BLOCK], k)
-        if block is None:
-            return None
-        blocks.append(block)
-    hits, n_gold, n_top, code = (np.concatenate(parts) for parts in zip(*blocks, strict=True))
-    return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code)
-
-
 COMPILED_BLOCK = 8192
+"""Queries per block on the compiled path: the pyarrow conversion has just read every id of a block when the
+confirmation reads the hits again, so they are still in the CPU cache (measured at a million queries: 1.2 s
+in blocks against 2.0 s in one piece)."""
+
+LISTS_MIN_QUERIES = 500_000
+"""From this many queries (with numba) lists take the compiled path. Loading the kernel costs about 0.7 s once
+per process (:data:`memeval_core.metrics.kernel.MIN_QUERIES`) and saves about 0.7 us per query here, so a single
+call breaks even near a million queries and a process that scores two such inputs gains from half that."""
 
 
 def _compiled_block(
     retrieved: Sequence[Sequence[Any]], gold: Sequence[Collection[Any]], k: int
 ) -> tuple[NDArray[np.bool_], IntArray, IntArray, NDArray[np.intp]] | None:
+    """Hits, |gold|, |top k| and row codes of one block on the compiled path (see the module docstring), or
+    None when pyarrow cannot take the block's ids as strings (the block then takes the hash path)."""
     try:
         r = pa.array(retrieved, type=_STRING_LISTS)
         g = pa.array(gold, type=_STRING_LISTS)
@@ -108,15 +105,15 @@ def _compiled_block(
     top = found.hits
     query, slot = np.nonzero(top.hits)
     confirmed = _confirmed_hits(retrieved, gold, query, found.position[query, slot].astype(np.int64))
-    redo = found.merged
+    redo = found.merged.copy()
     redo[query[~confirmed]] = True
-    if redo.any():
-        queries = np.flatnonzero(redo)
+    queries = np.flatnonzero(redo)
+    if len(queries):
         top.hits[queries], top.n_gold[queries], top.n_retrieved[queries] = _slow_rows(retrieved, gold, queries, k)
     code = top.row_code
     if code is None:
         code = np.zeros(top.n_queries, dtype=np.intp)
-    elif redo.any():
+    elif len(queries):
         code[queries] = (top.hits[queries].astype(np.intp) << np.arange(k, dtype=np.intp)).sum(axis=1)
     return top.hits, top.n_gold, top.n_retrieved, code
 
@@ -172,15 +169,19 @@ def _padded(hashes: IntArray, start: IntArray, length: IntArray, width: int) -> 
 def hits_from_lists(retrieved: Sequence[Sequence[Any]], gold: Sequence[Collection[Any]], k: int) -> TopKHits:
     """Top-k hit matrix of per-query Python lists, exact (see the module docstring for how).
 
-    On the hash path, queries are processed in blocks of :data:`BLOCK` so that the ids hashed in step 1 are
-    still in the CPU cache when step 3 reads them again (measured: the confirmation costs about 1 us per
-    candidate on a cold cache).
+    Queries are processed in blocks (:data:`BLOCK` on the hash path, :data:`COMPILED_BLOCK` on the compiled
+    one) so that the ids read first are still in the CPU cache when the confirmation reads them again
+    (measured: it costs about 1 us per candidate on a cold cache). A block whose ids pyarrow cannot take
+    as strings takes the hash path on its own.
     """
-    compiled = _compiled_hits(retrieved, gold, k)
-    if compiled is not None:
-        return compiled
     n = len(retrieved)
-    blocks = [_hits_block(retrieved[lo : lo + BLOCK], gold[lo : lo + BLOCK], k) for lo in range(0, max(n, 1), BLOCK)]
+    compiled = n >= LISTS_MIN_QUERIES and kernel.numba_enabled()
+    size = COMPILED_BLOCK if compiled else BLOCK
+    blocks = []
+    for lo in range(0, max(n, 1), size):
+        r, g = retrieved[lo : lo + size], gold[lo : lo + size]
+        block = _compiled_block(r, g, k) if compiled and len(r) else None
+        blocks.append(block if block is not None else _hits_block(r, g, k))
     hits, n_gold, n_top, code = (np.concatenate(parts) for parts in zip(*blocks, strict=True))
     return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code)
 

@@ -16,7 +16,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hit_tables, hits_at_k
+from memeval_core.metrics.columnar import (
+    GoldSets,
+    RankedInput,
+    TopKHits,
+    hit_tables,
+    hits_at_k,
+    undefined_where_no_gold,
+)
 
 
 def discounts(k: int) -> NDArray[np.float64]:
@@ -29,12 +36,11 @@ def ndcg_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     weights = discounts(hits.k)
     code = hits.row_code
     dcg = hits.hits.astype(np.float64) @ weights if code is None else hit_tables(hits.k).dcg[code]
-    ideal_cumulative = np.concatenate([[0.0], np.cumsum(weights)])
-    idcg = ideal_cumulative[np.minimum(hits.n_gold, hits.k)]
-    # Without gold, IDCG and DCG are both 0: 0 / 0 is the NaN the definition asks for.
-    with np.errstate(invalid="ignore"):
-        values: NDArray[np.float64] = np.true_divide(dcg, idcg)
-    return values
+    # IDCG by the number of gold ids that fit in the top k; without gold it is 0, where the score is undefined
+    # (NaN, added below): dividing by 1 there instead keeps the division to a single pass.
+    ideal_cumulative = np.concatenate([[1.0], np.cumsum(weights)])
+    values: NDArray[np.float64] = np.true_divide(dcg, ideal_cumulative[np.minimum(hits.n_gold, hits.k)])
+    return undefined_where_no_gold(values, hits)
 
 
 def ndcg_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:

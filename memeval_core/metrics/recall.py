@@ -14,15 +14,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_at_k
+from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
 
 
 def recall_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     """Per-query R@k from a hit matrix; NaN where the query has no gold."""
-    # Without gold there are no hits either: 0 / 0 is the NaN the definition asks for.
-    with np.errstate(invalid="ignore"):
-        values: NDArray[np.float64] = np.true_divide(hits.hit_count, hits.n_gold)
-    return values
+    values: NDArray[np.float64] = np.true_divide(hits.hit_count, np.maximum(hits.n_gold, 1))
+    return undefined_where_no_gold(values, hits)
 
 
 def recall_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:

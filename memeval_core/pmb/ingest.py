@@ -13,7 +13,6 @@ import json
 import math
 import multiprocessing
 import os
-import re
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -134,40 +133,13 @@ def _first_non_finite(node: Any, loc: tuple[int | str, ...]) -> tuple[tuple[int 
     return None
 
 
-def read_bytes(path: Path, rel: str) -> bytes:
-    """One file's bytes; raise :class:`IngestError` if it cannot be read."""
+def read_json(path: Path, rel: str) -> RawFile:
+    """Read and parse one file; raise :class:`IngestError` for unreadable, empty or invalid JSON."""
     try:
-        return path.read_bytes()
+        raw = path.read_bytes()
     except OSError as exc:
         raise IngestError(rel, "$", f"cannot be read: {exc.strerror}") from exc
-
-
-def read_json(path: Path, rel: str, raw: bytes | None = None) -> RawFile:
-    """Read (unless ``raw`` is given) and parse one file; raise :class:`IngestError` for unreadable, empty or
-    invalid JSON."""
-    if raw is None:
-        raw = read_bytes(path, rel)
     return RawFile(path, rel, hashlib.sha256(raw).hexdigest(), parse_json_bytes(raw, rel))
-
-
-_SNIFF_KEYS = (b'"provider"', b'"caseId"', b'"_id"')
-"""Every document :func:`sniff` recognises has one of these keys: reports ``provider``, case fixtures
-``caseId``, beliefs ``_id``."""
-
-_ESCAPED_KEY_CHARACTER = re.compile(rb"\\u00[4-7][0-9a-fA-F]")
-"""A ``\\u`` escape of a character in 0x40-0x7F, where every letter of those keys and ``_`` lie: only with one
-of these can a key spell ``provider`` without containing the bytes ``"provider"``."""
-
-
-def could_be_pmb(raw: bytes) -> bool:
-    """Whether the bytes may hold a document :func:`sniff` recognises, without parsing them (exact in the
-    negative: False means :func:`sniff` of the parsed document, if it parses, is None).
-
-    A JSON key equal to ``provider`` is written either as the bytes ``"provider"`` or with some letter
-    escaped as ``\\u00XX``; other escapes (``\\n``, ``\\"`` ...) never stand for a letter. Most result
-    files do contain ``\\u`` escapes, but of non-ASCII text, which starts ``\\u00[8-f]`` or higher.
-    """
-    return any(key in raw for key in _SNIFF_KEYS) or _ESCAPED_KEY_CHARACTER.search(raw) is not None
 
 
 def sniff(data: Any) -> Kind | None:
@@ -339,17 +311,9 @@ _Outcome = PmbRun | _ReportError | IngestError | str | None
 
 
 def _load_file(path: Path, rel: str, fixture: PmbFixture | None, pool: StringPool | None = None) -> _Outcome:
-    """Read, sniff and (for reports) score one file; text goes into ``pool`` (a pool of its own when None).
-
-    A file whose bytes cannot hold a PMB document (:func:`could_be_pmb`) is skipped unparsed, valid JSON or
-    not: it is some other result file, which the QA scan parses and reports on. Parsing them here was a third
-    of a cold load of ../shared/data. A file named like a report is always parsed, so a broken report errs.
-    """
+    """Read, sniff and (for reports) score one file; text goes into ``pool`` (a pool of its own when None)."""
     try:
-        data = read_bytes(path, rel)
-        if _REPORT_NAME_HINT not in path.name and not could_be_pmb(data):
-            return rel
-        raw = read_json(path, rel, data)
+        raw = read_json(path, rel)
     except IngestError as exc:
         return exc
     kind = sniff(raw.data)
