@@ -68,6 +68,32 @@ def same_middle(a_data: NDArray[np.uint8], a0: int, b_data: NDArray[np.uint8], b
     return True
 
 
+def find(
+    count: int,
+    slot_w0: NDArray[np.uint64],
+    slot_w1: NDArray[np.uint64],
+    slot_size: NDArray[np.int64],
+    slot_at: NDArray[np.int64],
+    slot_data: NDArray[np.uint8],
+    w0: np.uint64,
+    w1: np.uint64,
+    size: int,
+    at: int,
+    data: NDArray[np.uint8],
+) -> int:
+    """The first of ``count`` remembered strings (summaries, sizes, where their bytes start in ``slot_data``)
+    equal to the string of ``size`` bytes at ``data[at]`` with summary ``(w0, w1)``; -1 if none."""
+    for b in range(count):
+        if (
+            slot_w0[b] == w0
+            and slot_w1[b] == w1
+            and slot_size[b] == size
+            and (size <= 16 or same_middle(data, at, slot_data, slot_at[b], size))
+        ):
+            return b
+    return -1
+
+
 def top_k_hits_kernel(
     k: int,
     r_start: NDArray[Any],
@@ -111,7 +137,6 @@ def top_k_hits_kernel(
     kept_size = np.empty(k, dtype=np.int64)
     kept_w0 = np.empty(k, dtype=np.uint64)
     kept_w1 = np.empty(k, dtype=np.uint64)
-    kept_string = np.empty(k, dtype=np.int64)
     for q in range(n):
         distinct = 0
         for a in range(g_start[q], g_end[q]):
@@ -119,17 +144,7 @@ def top_k_hits_kernel(
             at = g_offsets[s]
             size = g_offsets[s + 1] - at
             w0, w1 = summary(g_data, at, size)
-            repeated = False
-            for b in range(distinct):
-                if (
-                    gold_w0[b] == w0
-                    and gold_w1[b] == w1
-                    and gold_size[b] == size
-                    and (size <= 16 or same_middle(g_data, at, g_data, gold_at[b], size))
-                ):
-                    repeated = True
-                    break
-            if repeated:
+            if find(distinct, gold_w0, gold_w1, gold_size, gold_at, g_data, w0, w1, size, at, g_data) >= 0:
                 merged[q] = True
                 continue
             gold_at[distinct] = at
@@ -145,37 +160,19 @@ def top_k_hits_kernel(
             at = r_offsets[s]
             size = r_offsets[s + 1] - at
             w0, w1 = summary(r_data, at, size)
-            repeated = False
-            for t in range(rank):
-                if (r_indirect and kept_string[t] == s) or (
-                    kept_w0[t] == w0
-                    and kept_w1[t] == w1
-                    and kept_size[t] == size
-                    and (size <= 16 or same_middle(r_data, at, r_data, kept_at[t], size))
-                ):
-                    repeated = True
-                    break
-            if repeated:
+            if find(rank, kept_w0, kept_w1, kept_size, kept_at, r_data, w0, w1, size, at, r_data) >= 0:
                 merged[q] = True
                 continue
             kept_at[rank] = at
             kept_size[rank] = size
             kept_w0[rank] = w0
             kept_w1[rank] = w1
-            kept_string[rank] = s
             if keep_position:
                 position[q, rank] = p - r_start[q]
-            for b in range(distinct):
-                if (
-                    gold_w0[b] == w0
-                    and gold_w1[b] == w1
-                    and gold_size[b] == size
-                    and (size <= 16 or same_middle(r_data, at, g_data, gold_at[b], size))
-                ):
-                    hits[q, rank] = True
-                    if rank < 63:
-                        row |= 1 << rank
-                    break
+            if find(distinct, gold_w0, gold_w1, gold_size, gold_at, g_data, w0, w1, size, at, r_data) >= 0:
+                hits[q, rank] = True
+                if rank < 63:
+                    row |= 1 << rank
             rank += 1
             if rank == k:
                 break
@@ -238,7 +235,7 @@ def compiled() -> Callable[..., None]:
         # The kernel calls these through this module's globals: make them numba functions first.
         globals()["load_word"] = _unaligned_load()
         globals()["word"] = numba.njit(cache=True, inline="always")(word_compiled)
-        for helper in (summary, same_middle):
+        for helper in (summary, same_middle, find):
             globals()[helper.__name__] = numba.njit(cache=True, inline="always")(helper)
         _compiled = numba.njit(cache=True, nogil=True)(top_k_hits_kernel)
     return _compiled
