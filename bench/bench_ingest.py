@@ -80,8 +80,10 @@ RESULT = dict(floor_s=time.perf_counter() - t0, files=n, bytes=size)
 PROFILE_CHILD = """
 import cProfile, io, pstats
 from pathlib import Path
+import memeval_core
 from memeval_core.pmb.ingest import load_pmb
 from memeval_core.qa.ingest import load_qa
+ROOT = str(Path(memeval_core.__file__).parent.parent) + "/"
 prof = cProfile.Profile()
 prof.enable()
 load_pmb(Path({pmb!r}))
@@ -90,7 +92,7 @@ prof.disable()
 stats = pstats.Stats(prof)
 top = sorted(stats.stats.items(), key=lambda kv: -kv[1][2])[:40]
 RESULT = dict(top_tottime=[
-    dict(function=f"{{k[0].split('/site-packages/')[-1].split('/work/main/')[-1]}}:{{k[1]}}({{k[2]}})",
+    dict(function=f"{{k[0].split('/site-packages/')[-1].removeprefix(ROOT)}}:{{k[1]}}({{k[2]}})",
          calls=v[1], tottime=round(v[2], 4), cumtime=round(v[3], 4))
     for k, v in top
 ])
