@@ -25,12 +25,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 MIN_QUERIES = 200_000
-"""Below this many queries the numpy path (Arrow input) or the hash path (Python lists) is used. Measured
-(bench/bench_metrics.py, one fresh process each): importing numba and loading the kernel from a warm cache
-takes 0.6-1.4 s, compiling it on an empty cache 3-8 s, against about 8 us per query on the numpy path and a
-saving of about 0.7 us per query from lists: the warm kernel pays off from about 100,000-200,000 queries of
-Arrow input and from about a million from lists, a cold compile later still. The threshold is shared: one
-process that scores a million queries once pays the load once."""
+"""Below this many queries of Arrow input the numpy path is used (Python lists have their own threshold,
+:data:`memeval_core.metrics.lists.LISTS_MIN_QUERIES`). Measured (bench/bench_metrics.py, one fresh process
+each): importing numba and loading the kernel from a warm cache takes 0.6-1.4 s, compiling it on an empty
+cache 3-8 s, against about 8 us per query on the numpy path: the warm kernel pays off from about
+100,000-200,000 queries, a cold compile from about a million."""
 
 
 def word(data: NDArray[np.uint8], i: int) -> np.uint64:

@@ -31,7 +31,8 @@ queries. Per query only the first ``k`` retrieved ids and the gold ids are read:
 Measured cost (bench/bench_metrics.py, 1M queries): the hashing pass of step 1 is about 1.1 us per query, over
 half of the total; it is bound by CPython's per-element iteration, not by numpy.
 
-Ids may be any hashable Python objects; equality is Python's (``1 == 1.0``, ``"1" != 1``), as in a ``set``.
+Ids may be any hashable Python objects; equality is Python's (``1 == 1.0``, ``"1" != 1``), as in a ``set``
+(within the two limits of the compiled path above).
 """
 
 from __future__ import annotations
