@@ -155,7 +155,7 @@ class TopKHits:
     def no_gold_nan(self) -> NDArray[np.float64]:
         """Shape ``(queries,)``: 0.0 where the query has gold, NaN where not. Adding it to a non-negative score
         leaves the score exactly as it is and makes it NaN where undefined, in one pass shared by every metric."""
-        return np.where(self.n_gold > 0, 0.0, np.nan)
+        return np.where(self.has_gold, 0.0, np.nan)
 
 
 _CODE_BITS = 16
