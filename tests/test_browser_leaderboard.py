@@ -33,7 +33,12 @@ def page(chromium: dict[str, Any], streamlit_server: str) -> Iterator[Page]:
 
 
 def settle(page: Page) -> None:
-    """Wait until the app's script has finished running."""
+    """Wait until the app's script has finished running.
+
+    The pause first, as in test_browser_upload: right after a widget change the page can still report the
+    previous run as finished for a moment (a CI run once downloaded the table of the previous sort order).
+    """
+    page.wait_for_timeout(300)
     page.wait_for_selector(IDLE, timeout=WAIT_MS)
 
 
