@@ -1,6 +1,5 @@
 """The fast top-k hit paths are exact: Python lists (hash comparison confirmed with ==, or with numba the
-compiled kernel over pyarrow-converted lists, its equalities confirmed on the Python objects) and Arrow (numba
-kernel).
+compiled kernel over the ids joined into one separated text) and Arrow (numba kernel).
 
 Every case is checked against the definition itself (``dict.fromkeys`` to deduplicate in order, a ``set`` for
 gold), including forced hash collisions, long ids that agree in their first and last eight bytes, repeated ids
@@ -22,7 +21,7 @@ import pytest
 from memeval_core.metrics import evaluate, hits_at_k, to_columns, top_k_hits
 from memeval_core.metrics import kernel as kernel_module
 from memeval_core.metrics import lists as lists_module
-from memeval_core.metrics.arrow import _lists, arrow_hits, kernel_hits
+from memeval_core.metrics.arrow import _lists, arrow_hits
 from memeval_core.metrics.columnar import TopKHits, hit_tables
 from memeval_core.metrics.lists import GOLD_LIMIT, hits_from_lists
 
@@ -144,30 +143,49 @@ def test_empty_and_degenerate_inputs() -> None:
     assert_same(hits_from_lists([ids], [["c"]], 5), reference([ids.tolist()], [["c"]], 5))
 
 
-def test_compiled_lists_path_is_taken_for_strings_and_confirms_on_python_objects(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_compiled_lists_path_takes_only_what_it_compares_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("numba")
     monkeypatch.setattr(lists_module, "LISTS_MIN_QUERIES", 0)
     monkeypatch.setattr(lists_module, "COMPILED_BLOCK", 3)
     retrieved, gold = random_queries(21, n=200)
     assert lists_module._compiled_block(retrieved, gold, 5) is not None
     assert_same(hits_from_lists(retrieved, gold, 5), reference(retrieved, gold, 5))
-    # pyarrow takes bytes as strings, but b"x" != "x" in Python: every equality the kernel finds is confirmed.
-    mixed: list[list[Any]] = [[b"x", "x", "y"], ["y"], [b"z", "q"], ["w", b"w"], ["v"]]
-    mixed_gold: list[list[Any]] = [["x"], [b"y"], ["z"], [b"w"], ["v", b"v"]]
-    assert lists_module._compiled_block(mixed, mixed_gold, 5) is not None
-    got = hits_from_lists(mixed, mixed_gold, 5)
-    assert_same(got, reference(mixed, mixed_gold, 5))
-    assert got.hits[:, 0].tolist() == [False, False, False, False, True]
-    assert got.n_retrieved.tolist() == [3, 1, 2, 2, 1] and got.n_gold.tolist() == [1, 1, 1, 1, 2]
-    # What pyarrow cannot take as strings, or None, is never half-converted: that block takes the hash path.
-    for r, g in (([[1]], [[1]]), ([["a"]], [frozenset({"a"})]), ([["a", None]], [["a"]]), ([None], [["a"]])):
-        assert lists_module._compiled_block(r, g, 5) is None
-    assert lists_module._compiled_block([["a\ud800"]], [["a"]], 5) is None  # a lone surrogate is not UTF-8
-    blocks: list[list[Any]] = [["a", "b"], ["c"], [1, 2], [2.0, "a"], ["a", None], ["z", "a"], ["q"]]
-    blocks_gold: list[list[Any]] = [["b"], ["c"], [2], [2], [None], ["a"], []]
-    assert_same(hits_from_lists(blocks, blocks_gold, 5), reference(blocks, blocks_gold, 5))
+    # Sets, tuples, numpy string arrays and empty lists next to lists holding one empty id are all strings.
+    shapes: list[Any] = [("a", "b"), [], [""], np.array(["c", "a"]), ["", ""], []]
+    shapes_gold: list[Any] = [frozenset({"b"}), [""], [], {"a", ""}, [""], []]
+    assert lists_module._compiled_block(shapes, shapes_gold, 5) is not None
+    got = hits_from_lists(shapes, shapes_gold, 5)
+    assert_same(got, reference(shapes, shapes_gold, 5))
+    assert got.n_retrieved.tolist() == [2, 0, 1, 2, 1, 0] and got.n_gold.tolist() == [1, 1, 0, 2, 1, 0]
+    # bytes look like str to a byte comparison, but b"x" != "x" in Python: such blocks take the hash path, as do
+    # other ids, None, lone surrogates (not UTF-8) and ids that hold the separator. Nothing is half-converted.
+    sep = lists_module.SEPARATOR
+    for r, g in (
+        ([[b"x", "x"]], [["x"]]),
+        ([["x"]], [[b"x"]]),
+        ([[1]], [[1]]),
+        ([["a", None]], [["a"]]),
+        ([None], [["a"]]),
+        ([["a\ud800"]], [["a"]]),
+        ([[f"a{sep}b"]], [["a", "b"]]),
+        ([["a", "b"]], [[f"a{sep}b"]]),
+    ):
+        assert lists_module._compiled_block(r, g, 5) is None, (r, g)
+    blocks: list[list[Any]] = [
+        ["a", "b"],
+        ["c"],
+        [1, 2],
+        [b"x", "x", "y"],
+        [2.0, "a"],
+        ["a", None],
+        ["z", "a"],
+        [f"a{sep}b", "a"],
+        ["q"],
+    ]
+    blocks_gold: list[list[Any]] = [["b"], ["c"], [2], ["x", b"y"], [2], [None], ["a"], ["a", "b"], []]
+    got = hits_from_lists(blocks, blocks_gold, 5)
+    assert_same(got, reference(blocks, blocks_gold, 5))
+    assert got.hits[3].tolist() == [False, True, False, False, False] and not got.hits[7, 0] and got.hits[7, 1]
 
 
 def test_evaluate_from_lists_equals_columnar_path() -> None:
@@ -271,9 +289,7 @@ def _run_python_kernel(r: Any, g: Any, k: int) -> TopKHits:
     code = np.zeros(n, dtype=np.int64)
     n_gold = np.zeros(n, dtype=np.int64)
     n_top = np.zeros(n, dtype=np.int64)
-    position = np.full((n, k), -1, dtype=np.int32)
-    merged = np.zeros(n, dtype=np.bool_)
-    kernel_module.top_k_hits_kernel(k, *inputs, hits, code, n_gold, n_top, position, merged)
+    kernel_module.top_k_hits_kernel(k, *inputs, hits, code, n_gold, n_top)
     np.testing.assert_array_equal(code, (hits << np.arange(k)).sum(axis=1))
     return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top)
 
@@ -318,17 +334,6 @@ def test_summaries_identify_short_strings() -> None:
     # Equal strings give equal keys; different strings of up to 16 bytes never do.
     assert keys[: len(values)] == keys[len(values) :]
     assert len(set(keys)) == len(values)
-
-
-def test_kernel_reports_positions_and_merged_repeats() -> None:
-    pytest.importorskip("numba")
-    r = pa.array([["a", "a", "b", "c"], ["x"], []], pa.list_(pa.string()))
-    g = pa.array([["c", "c"], ["y"], ["z"]], pa.list_(pa.string()))
-    found = kernel_hits(r, g, 3, min_queries=0, positions=True)
-    assert found is not None
-    assert found.position[0].tolist() == [0, 2, 3] and found.position[1, 0] == 0
-    assert found.merged.tolist() == [True, False, False]
-    assert found.hits.hits[0].tolist() == [False, False, True]
 
 
 def test_arrow_kernel_is_skipped_when_not_applicable(monkeypatch: pytest.MonkeyPatch) -> None:

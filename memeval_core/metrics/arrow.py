@@ -8,7 +8,6 @@ path of :func:`memeval_core.metrics.columnar.top_k_hits`, which gives identical 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,8 +17,7 @@ from numpy.typing import NDArray
 from memeval_core.metrics import kernel
 from memeval_core.metrics.columnar import TopKHits
 
-_NO_INDEX = np.zeros(0, dtype=np.int32)
-_NO_POSITION = np.zeros((0, 0), dtype=np.int32)
+NO_INDEX = np.zeros(0, dtype=np.int32)
 
 
 def _single_array(values: Any) -> Any:
@@ -39,10 +37,12 @@ def _strings(values: Any) -> tuple[NDArray[Any], NDArray[np.uint8]] | None:
     return offsets, data
 
 
-_Side = tuple[NDArray[Any], NDArray[Any], NDArray[Any], bool, NDArray[Any], NDArray[np.uint8]]
+Side = tuple[NDArray[Any], NDArray[Any], NDArray[Any], bool, NDArray[Any], NDArray[np.uint8]]
+"""One side (retrieved or gold) as the kernel reads it: per query the start and end of its ids, then the index
+from id position to string (with the flag saying whether it is used), the string offsets and the UTF-8 bytes."""
 
 
-def _lists(values: Any) -> _Side | None:
+def _lists(values: Any) -> Side | None:
     """Per-list start/end in the child, then the child's index, indirect flag, string offsets and bytes
     (see :func:`memeval_core.metrics.kernel.top_k_hits_kernel`); None if unsupported."""
     values = _single_array(values)
@@ -67,32 +67,11 @@ def _lists(values: Any) -> _Side | None:
     strings = _strings(child)
     if strings is None:
         return None
-    return start, end, _NO_INDEX, False, strings[0], strings[1]
+    return start, end, NO_INDEX, False, strings[0], strings[1]
 
 
 def arrow_hits(retrieved: Any, gold: Any, k: int, min_queries: int | None = None) -> TopKHits | None:
     """Top-k hits with the compiled kernel, or None (numba missing or off, small input, unsupported types)."""
-    found = kernel_hits(retrieved, gold, k, min_queries=min_queries, positions=False)
-    return None if found is None else found.hits
-
-
-@dataclass(frozen=True)
-class KernelHits:
-    """What the kernel found: the hits, and for checking them against the Python objects they came from,
-    where each kept id stands in its list and which queries had ids merged as repeats."""
-
-    hits: TopKHits
-    """Hits, gold and top-k sizes, and row codes."""
-    position: NDArray[np.int32]
-    """Shape ``(queries, k)`` (or ``(0, 0)`` if not asked for): index in its retrieved list of each kept id."""
-    merged: NDArray[np.bool_]
-    """Shape ``(queries,)``: True where two ids of the query (retrieved or gold) compared equal."""
-
-
-def kernel_hits(
-    retrieved: Any, gold: Any, k: int, *, min_queries: int | None = None, positions: bool = False
-) -> KernelHits | None:
-    """Run the compiled kernel on two pyarrow list arrays; None where :func:`arrow_hits` says so."""
     limit = kernel.MIN_QUERIES if min_queries is None else min_queries
     if len(retrieved) < limit or not kernel.numba_enabled():
         return None
@@ -100,15 +79,17 @@ def kernel_hits(
     g = _lists(gold)
     if r is None or g is None:
         return None
-    n = len(r[0])
-    if len(g[0]) != n:
-        raise ValueError(f"retrieved has {n} queries but gold has {len(g[0])}: give one gold set per query")
+    return run_kernel(r, g, k)
+
+
+def run_kernel(retrieved: Side, gold: Side, k: int) -> TopKHits:
+    """The compiled kernel over two sides laid out as :func:`_lists` returns them (one entry per query)."""
+    n = len(retrieved[0])
+    if len(gold[0]) != n:
+        raise ValueError(f"retrieved has {n} queries but gold has {len(gold[0])}: give one gold set per query")
     hits = np.zeros((n, k), dtype=np.bool_)
     code = np.zeros(n, dtype=np.int64)
     n_gold = np.zeros(n, dtype=np.int64)
     n_top = np.zeros(n, dtype=np.int64)
-    position = np.zeros((n, k), dtype=np.int32) if positions else _NO_POSITION
-    merged = np.zeros(n, dtype=np.bool_)
-    kernel.compiled()(k, *r, *g, hits, code, n_gold, n_top, position, merged)
-    top = TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code.astype(np.intp, copy=False))
-    return KernelHits(hits=top, position=position, merged=merged)
+    kernel.compiled()(k, *retrieved, *gold, hits, code, n_gold, n_top)
+    return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code.astype(np.intp, copy=False))

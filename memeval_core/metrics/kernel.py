@@ -111,23 +111,18 @@ def top_k_hits_kernel(
     code: NDArray[np.int64],
     n_gold: NDArray[np.int64],
     n_top: NDArray[np.int64],
-    position: NDArray[np.int32],
-    merged: NDArray[np.bool_],
 ) -> None:
-    """Fill ``hits`` (queries x k), ``code`` (each row of ``hits`` as bits, for ``k <= 63``), ``n_gold``,
-    ``n_top``, ``position`` and ``merged`` for every query.
+    """Fill ``hits`` (queries x k), ``code`` (each row of ``hits`` as bits, for ``k <= 63``), ``n_gold`` and
+    ``n_top`` for every query.
 
     Query ``q``'s retrieved ids are child positions ``r_start[q] .. r_end[q] - 1``; position ``p`` is string
     ``r_index[p]`` if ``r_indirect`` (a dictionary) else string ``p``. Likewise gold. Retrieved ids are
     deduplicated in order (first occurrence wins) and cut at ``k`` distinct; gold ids count once.
-    ``position[q, rank]`` is where in its list the kept id of that rank stands (only if ``position`` has
-    rows); ``merged[q]`` is set where two ids of the query were found equal and one was dropped (a repeat).
     """
     n = len(r_start)
     widest = 0
     for q in range(len(g_start)):
         widest = max(widest, g_end[q] - g_start[q])
-    keep_position = position.shape[0] > 0
     gold_at = np.empty(widest, dtype=np.int64)
     gold_size = np.empty(widest, dtype=np.int64)
     gold_w0 = np.empty(widest, dtype=np.uint64)
@@ -144,7 +139,6 @@ def top_k_hits_kernel(
             size = g_offsets[s + 1] - at
             w0, w1 = summary(g_data, at, size)
             if find(distinct, gold_w0, gold_w1, gold_size, gold_at, g_data, w0, w1, size, at, g_data) >= 0:
-                merged[q] = True
                 continue
             gold_at[distinct] = at
             gold_size[distinct] = size
@@ -160,14 +154,11 @@ def top_k_hits_kernel(
             size = r_offsets[s + 1] - at
             w0, w1 = summary(r_data, at, size)
             if find(rank, kept_w0, kept_w1, kept_size, kept_at, r_data, w0, w1, size, at, r_data) >= 0:
-                merged[q] = True
                 continue
             kept_at[rank] = at
             kept_size[rank] = size
             kept_w0[rank] = w0
             kept_w1[rank] = w1
-            if keep_position:
-                position[q, rank] = p - r_start[q]
             if find(distinct, gold_w0, gold_w1, gold_size, gold_at, g_data, w0, w1, size, at, r_data) >= 0:
                 hits[q, rank] = True
                 if rank < 63:

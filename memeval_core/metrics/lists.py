@@ -1,14 +1,13 @@
 """Top-k hits straight from per-query Python lists, comparing ids within each query only (no vocabulary).
 
-With numba (from :data:`LISTS_MIN_QUERIES` queries), string ids take the compiled path: pyarrow converts the
-lists in C (about 0.6 us per query of 15 ids, most of the cost), the kernel of :mod:`memeval_core.metrics.kernel`
-compares bytes, and every equality it found is then checked on the Python objects themselves, because pyarrow
-also accepts ``bytes`` as strings while ``b"a" != "a"`` in Python: each hit with ``retrieved[q][p] in gold[q]``
-(in C, over the hits only), and each query where ids were merged as repeats by the exact per-query path below.
-A block of queries whose ids pyarrow cannot take as strings (other id types, None, a ``frozenset``) takes the
-hash path. Two limits of the compiled path, for ids no results file produces: inequalities are not
-re-checked, so a ``str`` subclass that redefines ``==`` compares by its characters; and unhashable
-``bytearray`` ids, which a ``set`` refuses, are compared by their bytes. The hash path:
+With numba (from :data:`LISTS_MIN_QUERIES` queries), blocks of string ids take the compiled path: per block and
+side, ``str.join`` writes every id followed by a separator into one text (in C: joining per query, then the
+queries), which is UTF-8 encoded; numpy finds the separators, which give each id's bytes; the kernel of
+:mod:`memeval_core.metrics.kernel` compares bytes within each query. ``str.join`` accepts ``str`` ids only (it
+refuses ``bytes``, numbers and None), and equal UTF-8 bytes are equal strings, so the kernel's equalities are
+Python's and nothing needs checking again. A block with any other id, with a lone surrogate (not UTF-8) or with
+an id that holds the separator takes the hash path. One limit, for ids no results file produces: a ``str``
+subclass that redefines ``==`` is compared by its characters. The hash path:
 
 Relevance only asks "is this retrieved id in *this* query's gold set", so ids never need codes shared across
 queries. Per query only the first ``k`` retrieved ids and the gold ids are read:
@@ -32,7 +31,7 @@ Measured cost (bench/bench_metrics.py, 1M queries): the hashing pass of step 1 i
 half of the total; it is bound by CPython's per-element iteration, not by numpy.
 
 Ids may be any hashable Python objects; equality is Python's (``1 == 1.0``, ``"1" != 1``), as in a ``set``
-(within the two limits of the compiled path above).
+(within the one limit of the compiled path above).
 """
 
 from __future__ import annotations
@@ -43,11 +42,10 @@ from operator import contains, getitem, itemgetter
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 from numpy.typing import NDArray
 
 from memeval_core.metrics import kernel
-from memeval_core.metrics.arrow import kernel_hits
+from memeval_core.metrics.arrow import NO_INDEX, Side, run_kernel
 from memeval_core.metrics.columnar import IntArray, TopKHits
 
 BLOCK = 8192
@@ -58,8 +56,6 @@ GOLD_LIMIT = 16
 
 _PAIRWISE_GOLD = 8
 """Up to this many gold slots, repeated gold hashes are found by comparing slot pairs; beyond, by a row sort."""
-
-_STRING_LISTS = pa.list_(pa.string())
 
 _hash: Callable[[Any], int] = hash
 """The hash used for the first comparison (tests replace it to force collisions; results must not change)."""
@@ -77,46 +73,68 @@ def _confirmed_hits(
 
 
 COMPILED_BLOCK = 8192
-"""Queries per block on the compiled path: the pyarrow conversion has just read every id of a block when the
-confirmation reads the hits again, so they are still in the CPU cache (measured at a million queries: 1.2 s
-in blocks against 2.0 s in one piece)."""
+"""Queries per block on the compiled path: a block's joined text (about 1.4 MB at 15 ids of 11 bytes) stays in
+the CPU cache while it is encoded and searched for separators."""
 
 LISTS_MIN_QUERIES = 500_000
-"""From this many queries (with numba) lists take the compiled path. Loading the kernel costs about 0.7 s once
-per process (:data:`memeval_core.metrics.kernel.MIN_QUERIES`) and saves about 0.7 us per query here, so a single
-call breaks even near a million queries and a process that scores two such inputs gains from half that."""
+"""From this many queries (with numba) lists take the compiled path. Loading the kernel costs about 0.5-0.7 s once
+per process (:data:`memeval_core.metrics.kernel.MIN_QUERIES`); at a million queries the compiled path takes
+1.1-1.25 s against 1.85 s on the hash path (about 0.65 us per query saved), so a single call breaks even near
+a million queries and a process that scores two such inputs (or Arrow input too) gains from half that."""
+
+SEPARATOR = "\x1f"
+"""Joins the ids of a block into one text on the compiled path (ASCII unit separator: in no real id; an id that
+holds it changes the separator count, and the block then takes the hash path)."""
+
+_SEPARATOR_BYTE = ord(SEPARATOR)
+_INT32_LIMIT = 2**31 - 1
+
+
+def _delimited(lists: Sequence[Collection[Any]]) -> Side | None:
+    """One side of a block as the kernel reads it (see :data:`memeval_core.metrics.arrow.Side`), built from
+    one text: every id followed by :data:`SEPARATOR`, UTF-8 encoded. None when an id is not a ``str`` (``join``
+    refuses it), is not valid UTF-8 (a lone surrogate) or holds the separator.
+
+    Each id's bytes keep their separator: every id has exactly one, so equal bytes still mean equal ids. An
+    empty list contributes an empty piece (and its separator) that no query points at.
+    """
+    n = len(lists)
+    try:
+        sizes = np.fromiter(map(len, lists), dtype=np.int64, count=n)
+        # Joining per query first, then the queries, is twice as fast as one join over every id.
+        data = np.frombuffer((SEPARATOR.join(map(SEPARATOR.join, lists)) + SEPARATOR).encode(), dtype=np.uint8)
+    except (TypeError, UnicodeEncodeError):
+        return None
+    pieces = np.maximum(sizes, 1)
+    ends = np.flatnonzero(data == _SEPARATOR_BYTE)
+    if len(ends) != int(pieces.sum()):
+        return None
+    index_type = np.int32 if len(data) <= _INT32_LIMIT else np.int64
+    offsets = np.empty(len(ends) + 1, dtype=index_type)
+    offsets[0] = 0
+    offsets[1:] = ends + 1
+    stop = np.cumsum(sizes).astype(index_type)
+    start = stop - sizes.astype(index_type)
+    if np.all(sizes):
+        return start, stop, NO_INDEX, False, offsets, data
+    # Skip the pieces of empty lists: id p of query q is piece p + (pieces before q) - (ids before q).
+    piece_start = np.cumsum(pieces) - pieces
+    index = np.repeat((piece_start - start).astype(index_type), sizes) + np.arange(stop[-1], dtype=index_type)
+    return start, stop, index, True, offsets, data
 
 
 def _compiled_block(
     retrieved: Sequence[Sequence[Any]], gold: Sequence[Collection[Any]], k: int
 ) -> tuple[NDArray[np.bool_], IntArray, IntArray, NDArray[np.intp]] | None:
     """Hits, |gold|, |top k| and row codes of one block on the compiled path (see the module docstring), or
-    None when pyarrow cannot take the block's ids as strings (the block then takes the hash path)."""
-    try:
-        r = pa.array(retrieved, type=_STRING_LISTS)
-        g = pa.array(gold, type=_STRING_LISTS)
-    except (pa.ArrowException, TypeError, ValueError):  # ids that are not strings (or lone surrogates)
+    None when an id is not a string the kernel can compare (the block then takes the hash path)."""
+    r = _delimited(retrieved)
+    g = _delimited(gold) if r is not None else None
+    if r is None or g is None:
         return None
-    # A None list or id means something else in Python than an empty list or a null string: hash path.
-    if any(side.null_count or side.flatten().null_count for side in (r, g)):
-        return None
-    found = kernel_hits(r, g, k, min_queries=0, positions=True)
-    if found is None:
-        return None
-    top = found.hits
-    query, slot = np.nonzero(top.hits)
-    confirmed = _confirmed_hits(retrieved, gold, query, found.position[query, slot].astype(np.int64))
-    redo = found.merged.copy()
-    redo[query[~confirmed]] = True
-    queries = np.flatnonzero(redo)
-    if len(queries):
-        top.hits[queries], top.n_gold[queries], top.n_retrieved[queries] = _slow_rows(retrieved, gold, queries, k)
-    code = top.row_code
-    if code is None:
-        code = np.zeros(top.n_queries, dtype=np.intp)
-    elif len(queries):
-        code[queries] = (top.hits[queries].astype(np.intp) << np.arange(k, dtype=np.intp)).sum(axis=1)
-    return top.hits, top.n_gold, top.n_retrieved, code
+    top = run_kernel(r, g, k)
+    code = top.row_code  # None above 16 bits, where no block records codes
+    return top.hits, top.n_gold, top.n_retrieved, np.zeros(len(top.n_gold), dtype=np.intp) if code is None else code
 
 
 def _slow_rows(
@@ -171,9 +189,9 @@ def hits_from_lists(retrieved: Sequence[Sequence[Any]], gold: Sequence[Collectio
     """Top-k hit matrix of per-query Python lists, exact (see the module docstring for how).
 
     Queries are processed in blocks (:data:`BLOCK` on the hash path, :data:`COMPILED_BLOCK` on the compiled
-    one) so that the ids read first are still in the CPU cache when the confirmation reads them again
-    (measured: it costs about 1 us per candidate on a cold cache). A block whose ids pyarrow cannot take
-    as strings takes the hash path on its own.
+    one) so that the ids read first are still in the CPU cache when they are read again (the hash path's
+    confirmation, measured at about 1 us per candidate on a cold cache; the compiled path's separator search).
+    A block that the compiled path cannot take (:func:`_delimited`) takes the hash path on its own.
     """
     n = len(retrieved)
     compiled = n >= LISTS_MIN_QUERIES and kernel.numba_enabled()
