@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
+from memeval_core.metrics import arrow as arrow_module
 from memeval_core.metrics import evaluate, hits_at_k, to_columns, top_k_hits
 from memeval_core.metrics import kernel as kernel_module
 from memeval_core.metrics import lists as lists_module
@@ -334,6 +335,29 @@ def test_summaries_identify_short_strings() -> None:
     # Equal strings give equal keys; different strings of up to 16 bytes never do.
     assert keys[: len(values)] == keys[len(values) :]
     assert len(set(keys)) == len(values)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 7])
+def test_kernel_split_among_threads_gives_the_same_hits(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    pytest.importorskip("numba")
+    retrieved, gold = random_queries(31, n=301)
+    monkeypatch.setattr(arrow_module, "_threads", lambda n: threads)
+    want = reference(retrieved, gold, 5)
+    for name, (r, g) in _arrow_variants(retrieved, gold).items():
+        got = arrow_hits(r, g, 5, min_queries=0)
+        assert got is not None, name
+        assert_same(got, want)
+    # The compiled lists path runs the same kernel.
+    monkeypatch.setattr(lists_module, "LISTS_MIN_QUERIES", 0)
+    assert_same(hits_from_lists(retrieved, gold, 5), want)
+
+
+def test_threads_follow_the_cores_and_the_input_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arrow_module.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    per = arrow_module.QUERIES_PER_THREAD
+    assert [arrow_module._threads(n) for n in (0, per - 1, per, 2 * per, 3 * per, 100 * per)] == [1, 1, 1, 2, 3, 4]
+    monkeypatch.setattr(arrow_module.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert arrow_module._threads(100 * per) == arrow_module.MAX_THREADS
 
 
 def test_arrow_kernel_is_skipped_when_not_applicable(monkeypatch: pytest.MonkeyPatch) -> None:

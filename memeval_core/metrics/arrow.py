@@ -8,6 +8,9 @@ path of :func:`memeval_core.metrics.columnar.top_k_hits`, which gives identical 
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -18,6 +21,14 @@ from memeval_core.metrics import kernel
 from memeval_core.metrics.columnar import TopKHits
 
 NO_INDEX = np.zeros(0, dtype=np.int32)
+
+QUERIES_PER_THREAD = 100_000
+"""The kernel releases the GIL, so :func:`run_kernel` splits larger inputs among threads, one per available core,
+each with at least this many queries (starting a thread costs about 0.1 ms, a query about 70 ns). Measured at a
+million queries on two cores: 0.039 s in two threads against 0.070 s in one (median of 15)."""
+
+MAX_THREADS = 8
+"""At most this many threads per call, however many cores there are (the loop soon waits on memory)."""
 
 
 def _single_array(values: Any) -> Any:
@@ -82,6 +93,13 @@ def arrow_hits(retrieved: Any, gold: Any, k: int, min_queries: int | None = None
     return run_kernel(r, g, k)
 
 
+def _threads(n: int) -> int:
+    """Threads for ``n`` queries: one per available core, at most :data:`MAX_THREADS`, each with at least
+    :data:`QUERIES_PER_THREAD` queries."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, MAX_THREADS, n // QUERIES_PER_THREAD))
+
+
 def run_kernel(retrieved: Side, gold: Side, k: int) -> TopKHits:
     """The compiled kernel over two sides laid out as :func:`_lists` returns them (one entry per query)."""
     n = len(retrieved[0])
@@ -91,5 +109,21 @@ def run_kernel(retrieved: Side, gold: Side, k: int) -> TopKHits:
     code = np.zeros(n, dtype=np.int64)
     n_gold = np.zeros(n, dtype=np.int64)
     n_top = np.zeros(n, dtype=np.int64)
-    kernel.compiled()(k, *retrieved, *gold, hits, code, n_gold, n_top)
+    run = kernel.compiled()
+
+    def part(lo: int, hi: int) -> None:
+        # Each part has its own queries' start/end and output rows; ids, offsets and bytes are shared (read only).
+        r_part = (retrieved[0][lo:hi], retrieved[1][lo:hi], *retrieved[2:])
+        g_part = (gold[0][lo:hi], gold[1][lo:hi], *gold[2:])
+        run(k, *r_part, *g_part, hits[lo:hi], code[lo:hi], n_gold[lo:hi], n_top[lo:hi])
+
+    first, *rest = pairwise(np.linspace(0, n, _threads(n) + 1).astype(np.int64).tolist())
+    if not rest:
+        part(*first)
+    else:
+        with ThreadPoolExecutor(len(rest)) as pool:
+            others = [pool.submit(part, *bounds) for bounds in rest]
+            part(*first)  # this thread takes the first part itself
+            for other in others:
+                other.result()
     return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code.astype(np.intp, copy=False))

@@ -217,8 +217,9 @@ def numba_enabled() -> bool:
 def compiled() -> Callable[..., None]:
     """The kernel compiled with ``numba.njit(cache=True)`` (cache checked on first call).
 
-    Not ``parallel=True``: measured on two cores, threads gained about 10 % on a million queries (the loop is
-    bound by memory) and more than doubled the compile time."""
+    ``nogil=True``, so that :func:`memeval_core.metrics.arrow.run_kernel` can run parts of the queries in plain
+    threads. Not ``parallel=True``: that more than doubled the compile time, and numba's default threading layer
+    aborts when two threads of the app server call such a function at once."""
     global _compiled
     if _compiled is None:
         numba: Any = importlib.import_module("numba")
