@@ -96,7 +96,7 @@ def _delimited(lists: Sequence[Collection[Any]]) -> Side | None:
     refuses it), is not valid UTF-8 (a lone surrogate) or holds the separator.
 
     Each id's bytes keep their separator: every id has exactly one, so equal bytes still mean equal ids. An
-    empty list contributes an empty piece (and its separator) that no query points at.
+    empty list contributes an empty piece (and its separator), which its query's empty range skips.
     """
     n = len(lists)
     try:
@@ -113,14 +113,8 @@ def _delimited(lists: Sequence[Collection[Any]]) -> Side | None:
     offsets = np.empty(len(ends) + 1, dtype=index_type)
     offsets[0] = 0
     offsets[1:] = ends + 1
-    stop = np.cumsum(sizes).astype(index_type)
-    start = stop - sizes.astype(index_type)
-    if np.all(sizes):
-        return start, stop, NO_INDEX, False, offsets, data
-    # Skip the pieces of empty lists: id p of query q is piece p + (pieces before q) - (ids before q).
-    piece_start = np.cumsum(pieces) - pieces
-    index = np.repeat((piece_start - start).astype(index_type), sizes) + np.arange(stop[-1], dtype=index_type)
-    return start, stop, index, True, offsets, data
+    start = (np.cumsum(pieces) - pieces).astype(index_type)
+    return start, start + sizes.astype(index_type), NO_INDEX, False, offsets, data
 
 
 def _compiled_block(
