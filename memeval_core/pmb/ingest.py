@@ -88,7 +88,7 @@ def parse_json_bytes(raw: bytes, rel: str) -> Any:
 
 
 def _parse_json_strict(raw: bytes, rel: str) -> Any:
-    if not raw.strip():
+    if not raw or raw.isspace():  # isspace stops at the first other byte; strip() would copy the file
         raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
     try:
         text = raw.decode("utf-8-sig")

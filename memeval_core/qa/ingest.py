@@ -138,7 +138,7 @@ def read_source(path: Path, rel: str, root_name: str = "") -> Source:
         raw = path.read_bytes()
     except OSError as exc:
         raise IngestError(rel, "$", f"cannot be read: {exc.strerror}") from exc
-    if not raw.strip():
+    if not raw or raw.isspace():  # isspace stops at the first other byte; strip() would copy the file
         raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
     sha = hashlib.sha256(raw).hexdigest()
     if not rel.endswith((".csv", ".jsonl")):
