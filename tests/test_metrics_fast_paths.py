@@ -9,8 +9,12 @@ inside and beyond the top-k window, empty lists, ids that are not strings, ``byt
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -350,6 +354,49 @@ def test_kernel_split_among_threads_gives_the_same_hits(monkeypatch: pytest.Monk
     # The compiled lists path runs the same kernel.
     monkeypatch.setattr(lists_module, "LISTS_MIN_QUERIES", 0)
     assert_same(hits_from_lists(retrieved, gold, 5), want)
+
+
+@pytest.mark.usefixtures("lists_path")
+def test_bad_lists_fail_alike_on_both_paths() -> None:
+    # A set or a mapping has no rank order; a missing gold set is a caller's mistake. Same error on either path.
+    for retrieved, gold in (([{"a", "b"}], [["a"]]), ([{"a": 1}], [["a"]]), ([["a"], ["b"]], [["a"]])):
+        with pytest.raises(ValueError):
+            hits_from_lists(retrieved, gold, 2)
+
+
+def test_kernel_refuses_k_below_one() -> None:
+    pytest.importorskip("numba")
+    r = pa.array([["a"]], pa.list_(pa.string()))
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        arrow_hits(r, r, 0, min_queries=0)
+
+
+def test_first_use_of_the_kernel_from_several_threads_at_once(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    # A switch interval of 1 us makes threads interleave inside compiled(): without its lock, most runs fail.
+    script = """
+import sys, threading
+sys.setswitchinterval(1e-6)
+from memeval_core.metrics import kernel
+barrier = threading.Barrier(8)
+got, errors = [], []
+def first_use():
+    barrier.wait()
+    try:
+        got.append(kernel.compiled())
+    except Exception as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=first_use) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+assert not errors, errors
+assert len(got) == 8 and all(g is got[0] for g in got)
+"""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(Path(__file__).parent.parent)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_threads_follow_the_cores_and_the_input_size(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -102,6 +102,8 @@ def _threads(n: int) -> int:
 
 def run_kernel(retrieved: Side, gold: Side, k: int) -> TopKHits:
     """The compiled kernel over two sides laid out as :func:`_lists` returns them (one entry per query)."""
+    if k < 1:  # the kernel does not check bounds: k = 0 would write outside its arrays
+        raise ValueError(f"k must be >= 1, got {k}")
     n = len(retrieved[0])
     if len(gold[0]) != n:
         raise ValueError(f"retrieved has {n} queries but gold has {len(gold[0])}: give one gold set per query")

@@ -24,7 +24,8 @@ list only for the few queries whose first ``k`` ids contain a repeat.
 relevance only asks whether an id is in *its own query's* gold set:
 
 - Python lists: :mod:`memeval_core.metrics.lists` compares hashes within each query, confirmed with ``==``
-  (exact; Python equality, so ids may be any hashable objects).
+  (exact; Python equality, so ids may be any hashable objects); with numba, large inputs of ``str`` ids go
+  through the compiled kernel below instead, comparing UTF-8 bytes (the same result for ``str``).
 - pyarrow string lists (``list<string>``, ``list<dictionary<string>>``) of at least
   :data:`memeval_core.metrics.kernel.MIN_QUERIES` queries, when numba is installed: the compiled kernel of
   :mod:`memeval_core.metrics.kernel` compares the ids' bytes within each query, zero-copy.
@@ -678,7 +679,9 @@ def hits_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int
     Python lists and (with numba, from :data:`memeval_core.metrics.kernel.MIN_QUERIES` queries) Arrow string
     lists take the per-query fast paths described in the module docstring; results are the same. From Python
     lists, ids compare with Python's ``==`` (as in a ``set``: ``1 == 1.0``, ``"1" != 1``), so mixed id types
-    simply do not match, where :func:`to_columns` refuses them."""
+    simply do not match, where :func:`to_columns` refuses them (one exception on the compiled path, for ids no
+    results file produces: a ``str`` subclass that redefines ``==`` or ``__hash__``; see
+    :mod:`memeval_core.metrics.lists`)."""
     if isinstance(retrieved, TopKHits):
         if gold is not None:
             raise ValueError("gold must be None when retrieved is already TopKHits")

@@ -1,16 +1,18 @@
-"""Top-k hits of Arrow string lists by comparing the ids' bytes within each query: a compiled loop (numba).
+"""Top-k hits of string ids by comparing the ids' bytes within each query: a compiled loop (numba).
 
-Input is the Arrow buffers themselves, zero-copy: per query the start/end of its ids in the list's child array,
-the child's string offsets and UTF-8 bytes (for ``list<dictionary<string>>`` also the indices, which map an id to
-its dictionary entry). Per query the kernel reads only the gold ids and the retrieved ids up to the ``k``-th
-distinct one. No vocabulary is shared across queries, and nothing is hashed: each id is summed up by its length
-and two 8-byte words, the first and the last eight bytes (:func:`summary`). For ids of up to 16 bytes, which
-covers the usual ``doc-123``/UUID-prefix/session ids, equal summaries mean equal strings; longer ids with equal
+Input is string offsets and UTF-8 bytes plus, per query, the start/end of its ids: the Arrow buffers themselves,
+zero-copy (:mod:`memeval_core.metrics.arrow`; for ``list<dictionary<string>>`` also the indices, which map an id
+to its dictionary entry), or the separated text that :mod:`memeval_core.metrics.lists` makes of Python lists.
+Per query the kernel reads only the gold ids and the retrieved ids up to the ``k``-th distinct one. No
+vocabulary is shared across queries, and nothing is hashed: each id is summed up by its length and two 8-byte
+words, the first and the last eight bytes (:func:`summary`). For ids of up to 16 bytes, which covers the usual
+``doc-123``/UUID-prefix/session ids, equal summaries mean equal strings; longer ids with equal
 summaries are compared byte by byte. So the result is exact, and comparing two ids is three integer compares.
 
 numba is optional. :func:`compiled` compiles (or loads from numba's on-disk cache, ``__pycache__`` next to this
 file or ``$NUMBA_CACHE_DIR``) on first use; without numba, with ``MEMEVAL_NUMBA=0``, or for inputs below
-:data:`MIN_QUERIES` the caller uses the numpy/pyarrow path instead. Both give identical results (tested).
+:data:`MIN_QUERIES` (Python lists: :data:`memeval_core.metrics.lists.LISTS_MIN_QUERIES`) the caller uses the
+numpy/pyarrow path (lists: the hash path) instead. All give identical results (tested).
 The functions below are plain Python too, which is how the tests run them without numba.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -201,6 +204,8 @@ def word_compiled(data: NDArray[np.uint8], i: int) -> np.uint64:
 
 
 _compiled: Callable[..., None] | None = None
+_compiling = threading.Lock()
+"""Held while :func:`compiled` replaces this module's functions (two app-server threads may ask at once)."""
 
 
 def numba_enabled() -> bool:
@@ -221,12 +226,13 @@ def compiled() -> Callable[..., None]:
     threads. Not ``parallel=True``: that more than doubled the compile time, and numba's default threading layer
     aborts when two threads of the app server call such a function at once."""
     global _compiled
-    if _compiled is None:
-        numba: Any = importlib.import_module("numba")
-        # The kernel calls these through this module's globals: make them numba functions first.
-        globals()["load_word"] = _unaligned_load()
-        globals()["word"] = numba.njit(cache=True, inline="always")(word_compiled)
-        for helper in (summary, same_middle, find):
-            globals()[helper.__name__] = numba.njit(cache=True, inline="always")(helper)
-        _compiled = numba.njit(cache=True, nogil=True)(top_k_hits_kernel)
-    return _compiled
+    with _compiling:
+        if _compiled is None:
+            numba: Any = importlib.import_module("numba")
+            # The kernel calls these through this module's globals: make them numba functions first.
+            globals()["load_word"] = _unaligned_load()
+            globals()["word"] = numba.njit(cache=True, inline="always")(word_compiled)
+            for helper in (summary, same_middle, find):
+                globals()[helper.__name__] = numba.njit(cache=True, inline="always")(helper)
+            _compiled = numba.njit(cache=True, nogil=True)(top_k_hits_kernel)
+        return _compiled

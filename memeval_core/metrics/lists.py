@@ -6,8 +6,9 @@ queries), which is UTF-8 encoded; numpy finds the separators, which give each id
 :mod:`memeval_core.metrics.kernel` compares bytes within each query. ``str.join`` accepts ``str`` ids only (it
 refuses ``bytes``, numbers and None), and equal UTF-8 bytes are equal strings, so the kernel's equalities are
 Python's and nothing needs checking again. A block with any other id, with a lone surrogate (not UTF-8) or with
-an id that holds the separator takes the hash path. One limit, for ids no results file produces: a ``str``
-subclass that redefines ``==`` is compared by its characters. The hash path:
+an id that holds the separator takes the hash path, as does a block whose ranked lists are not sliceable
+sequences (a ``set`` or ``dict`` has no rank order; the hash path refuses it). One limit, for ids no results file
+produces: a ``str`` subclass that redefines ``==`` or ``__hash__`` is compared by its characters. The hash path:
 
 Relevance only asks "is this retrieved id in *this* query's gold set", so ids never need codes shared across
 queries. Per query only the first ``k`` retrieved ids and the gold ids are read:
@@ -36,7 +37,8 @@ Ids may be any hashable Python objects; equality is Python's (``1 == 1.0``, ``"1
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import chain, repeat
 from operator import contains, getitem, itemgetter
 from typing import Any
@@ -117,12 +119,19 @@ def _delimited(lists: Sequence[Collection[Any]]) -> Side | None:
     return start, start + sizes.astype(index_type), NO_INDEX, False, offsets, data
 
 
+def _ranked(lists: Sequence[Any]) -> bool:
+    """Every ranked list of the block is a sliceable sequence, as the hash path needs (not a set or a mapping)."""
+    return all(
+        hasattr(kind, "__getitem__") and not issubclass(kind, (Mapping, AbstractSet)) for kind in set(map(type, lists))
+    )
+
+
 def _compiled_block(
     retrieved: Sequence[Sequence[Any]], gold: Sequence[Collection[Any]], k: int
 ) -> tuple[NDArray[np.bool_], IntArray, IntArray, NDArray[np.intp]] | None:
     """Hits, |gold|, |top k| and row codes of one block on the compiled path (see the module docstring), or
     None when an id is not a string the kernel can compare (the block then takes the hash path)."""
-    r = _delimited(retrieved)
+    r = _delimited(retrieved) if _ranked(retrieved) else None
     g = _delimited(gold) if r is not None else None
     if r is None or g is None:
         return None
@@ -188,6 +197,8 @@ def hits_from_lists(retrieved: Sequence[Sequence[Any]], gold: Sequence[Collectio
     A block that the compiled path cannot take (:func:`_delimited`) takes the hash path on its own.
     """
     n = len(retrieved)
+    if len(gold) != n:
+        raise ValueError(f"retrieved has {n} queries but gold has {len(gold)}: give one gold set per query")
     compiled = n >= LISTS_MIN_QUERIES and kernel.numba_enabled()
     size = COMPILED_BLOCK if compiled else BLOCK
     blocks = []
