@@ -362,6 +362,9 @@ def test_bad_lists_fail_alike_on_both_paths() -> None:
     for retrieved, gold in (([{"a", "b"}], [["a"]]), ([{"a": 1}], [["a"]]), ([["a"], ["b"]], [["a"]])):
         with pytest.raises(ValueError):
             hits_from_lists(retrieved, gold, 2)
+    # Gold is read twice, so a one-shot iterator is refused rather than losing its hits.
+    with pytest.raises(ValueError, match=r"gold sets must be collections.*generator"):
+        hits_from_lists([["a", "b"]], [(g for g in ["a"])], 2)
 
 
 def test_kernel_refuses_k_below_one() -> None:

@@ -199,6 +199,10 @@ def hits_from_lists(retrieved: Sequence[Sequence[Any]], gold: Sequence[Collectio
     n = len(retrieved)
     if len(gold) != n:
         raise ValueError(f"retrieved has {n} queries but gold has {len(gold)}: give one gold set per query")
+    # Gold is read twice (hashed, then searched with ``in``): a one-shot iterator would be empty the second time.
+    once = sorted(kind.__name__ for kind in set(map(type, gold)) if not issubclass(kind, Collection))
+    if once:
+        raise ValueError(f"gold sets must be collections (list, tuple, set...), got {', '.join(once)}")
     compiled = n >= LISTS_MIN_QUERIES and kernel.numba_enabled()
     size = COMPILED_BLOCK if compiled else BLOCK
     blocks = []
