@@ -199,19 +199,24 @@ def hits_from_lists(retrieved: Sequence[Sequence[Any]], gold: Sequence[Collectio
     n = len(retrieved)
     if len(gold) != n:
         raise ValueError(f"retrieved has {n} queries but gold has {len(gold)}: give one gold set per query")
-    # Gold is read twice (hashed, then searched with ``in``): a one-shot iterator would be empty the second time.
-    once = sorted(kind.__name__ for kind in set(map(type, gold)) if not issubclass(kind, Collection))
-    if once:
-        raise ValueError(f"gold sets must be collections (list, tuple, set...), got {', '.join(once)}")
     compiled = n >= LISTS_MIN_QUERIES and kernel.numba_enabled()
     size = COMPILED_BLOCK if compiled else BLOCK
     blocks = []
     for lo in range(0, max(n, 1), size):
         r, g = retrieved[lo : lo + size], gold[lo : lo + size]
+        _check_collections(g)  # per block: the block's gold lists are then in cache for the passes that follow
         block = _compiled_block(r, g, k) if compiled and len(r) else None
         blocks.append(block if block is not None else _hits_block(r, g, k))
     hits, n_gold, n_top, code = (np.concatenate(parts) for parts in zip(*blocks, strict=True))
     return TopKHits(k=k, hits=hits, n_gold=n_gold, n_retrieved=n_top).with_row_code(code)
+
+
+def _check_collections(gold: Sequence[Any]) -> None:
+    """Refuse one-shot iterators as gold sets: gold is read twice (hashed, then searched with ``in``), and an
+    iterator would be empty the second time."""
+    once = sorted(kind.__name__ for kind in set(map(type, gold)) if not issubclass(kind, Collection))
+    if once:
+        raise ValueError(f"gold sets must be collections (list, tuple, set...), got {', '.join(once)}")
 
 
 def _hits_block(
