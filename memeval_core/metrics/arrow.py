@@ -18,7 +18,7 @@ import pyarrow as pa
 from numpy.typing import NDArray
 
 from memeval_core.metrics import kernel
-from memeval_core.metrics.columnar import TopKHits
+from memeval_core.metrics.columnar import TopKHits, check_counts
 
 NO_INDEX = np.zeros(0, dtype=np.int32)
 
@@ -105,8 +105,7 @@ def run_kernel(retrieved: Side, gold: Side, k: int) -> TopKHits:
     if k < 1:  # the kernel does not check bounds: k = 0 would write outside its arrays
         raise ValueError(f"k must be >= 1, got {k}")
     n = len(retrieved[0])
-    if len(gold[0]) != n:
-        raise ValueError(f"retrieved has {n} queries but gold has {len(gold[0])}: give one gold set per query")
+    check_counts(n, len(gold[0]))
     hits = np.zeros((n, k), dtype=np.bool_)
     code = np.zeros(n, dtype=np.int64)
     n_gold = np.zeros(n, dtype=np.int64)

@@ -384,7 +384,8 @@ def _string_array(flat: list[Any], name: str) -> Any:
         return _as_id_array(arr, name)
 
 
-def _check_counts(n_retrieved: int, n_gold: int) -> None:
+def check_counts(n_retrieved: int, n_gold: int) -> None:
+    """Refuse inputs that do not give one gold set per query."""
     if n_retrieved != n_gold:
         raise ValueError(f"retrieved has {n_retrieved} queries but gold has {n_gold}: give one gold set per query")
 
@@ -483,7 +484,7 @@ def columns_from_lists(retrieved: RetrievedLists, gold: GoldSets, depth: int | N
     types (numpy scalars, mixed types) go through pyarrow, which names the problem.
     """
     _check_depth(depth)
-    _check_counts(len(retrieved), len(gold))
+    check_counts(len(retrieved), len(gold))
     if isinstance(retrieved, str) or any(isinstance(x, str) for x in (*retrieved[:1], *gold[:1])):
         raise ValueError("retrieved and gold must be sequences of id collections, not strings")
     n = len(retrieved)
@@ -570,14 +571,14 @@ def columns_from_flat(
     g_ids = _as_id_array(gold_ids, "gold_ids")
     _check_offsets(r_off, len(r_ids), "retrieved_offsets")
     _check_offsets(g_off, len(g_ids), "gold_offsets")
-    _check_counts(len(r_off) - 1, len(g_off) - 1)
+    check_counts(len(r_off) - 1, len(g_off) - 1)
     return _from_flat_arrays(np.diff(r_off), r_ids, np.diff(g_off), g_ids, depth)
 
 
 def _from_flat_arrays(
     full_lengths: IntArray, flat: Any, gold_lengths: IntArray, gold_flat: Any, depth: int | None
 ) -> RankedColumns:
-    _check_counts(len(full_lengths), len(gold_lengths))
+    check_counts(len(full_lengths), len(gold_lengths))
     starts = _offsets(full_lengths)[:-1]
     window_lengths = full_lengths if depth is None else np.minimum(full_lengths, depth)
     window = flat if depth is None else flat.take(pa.array(_gather_index(starts, window_lengths)))
@@ -693,7 +694,7 @@ def hits_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int
     if gold is not None and not isinstance(retrieved, RankedColumns) and not (_is_arrow(retrieved) or _is_arrow(gold)):
         from memeval_core.metrics.lists import hits_from_lists
 
-        _check_counts(len(retrieved), len(gold))
+        check_counts(len(retrieved), len(gold))
         if isinstance(retrieved, str) or any(isinstance(x, str) for x in (*retrieved[:1], *gold[:1])):
             raise ValueError("retrieved and gold must be sequences of id collections, not strings")
         return hits_from_lists(retrieved, gold, k)

@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 
 from memeval_core.metrics import kernel
 from memeval_core.metrics.arrow import NO_INDEX, Side, run_kernel
-from memeval_core.metrics.columnar import IntArray, TopKHits
+from memeval_core.metrics.columnar import IntArray, TopKHits, check_counts
 
 BLOCK = 8192
 """Queries per block (see :func:`hits_from_lists`)."""
@@ -197,8 +197,7 @@ def hits_from_lists(retrieved: Sequence[Sequence[Any]], gold: Sequence[Collectio
     A block that the compiled path cannot take (:func:`_delimited`) takes the hash path on its own.
     """
     n = len(retrieved)
-    if len(gold) != n:
-        raise ValueError(f"retrieved has {n} queries but gold has {len(gold)}: give one gold set per query")
+    check_counts(n, len(gold))
     compiled = n >= LISTS_MIN_QUERIES and kernel.numba_enabled()
     size = COMPILED_BLOCK if compiled else BLOCK
     blocks = []
