@@ -21,6 +21,7 @@ from memeval_core.qa.ingest import LoadedRun, QaLoad, gc_paused, load_qa
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Verdict, questions_packed, records_retrieved_ids
 from memeval_core.qa.retrieval_metrics import qa_summaries
 from memeval_core.qa.scoring import RunScore, combine_repeats, score_run, scores_packed
+from memeval_core.workers import WORKERS_ENV
 
 T = TypeVar("T")
 
@@ -31,7 +32,10 @@ class SubQuestion(QaQuestion):
 
 @pytest.fixture(scope="module")
 def everything() -> QaLoad:
-    return load_qa(require(SHARED_DATA))
+    # Serially: runs scored in worker processes arrive packed, and these tests start from unpacked ones.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(WORKERS_ENV, "1")
+        return load_qa(require(SHARED_DATA))
 
 
 def _state(q: QaQuestion | QaRun | Verdict) -> tuple[object, ...]:

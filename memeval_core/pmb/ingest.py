@@ -13,7 +13,6 @@ import json
 import math
 import multiprocessing
 import os
-import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -24,6 +23,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from memeval_core import workers
 from memeval_core.errors import IngestError, json_path
 from memeval_core.pmb.case_table import StringPool
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
@@ -343,8 +343,8 @@ def _load_file(path: Path, rel: str, fixture: PmbFixture | None, pool: StringPoo
     return None
 
 
-WORKERS_ENV = "MEMEVAL_WORKERS"
-"""Environment variable: processes that score reports in parallel (default: the CPU count, at most 8; 1 = serial)."""
+WORKERS_ENV = workers.WORKERS_ENV
+"""Environment variable: processes that score reports in parallel (see :mod:`memeval_core.workers`)."""
 PARALLEL_MIN_BYTES = 64 * 2**20
 """Below this many bytes of JSON, starting worker processes (about a second each) costs more than it saves."""
 
@@ -362,11 +362,7 @@ def _load_file_in_worker(path: Path, rel: str) -> _Outcome:
 
 def worker_count(paths: Sequence[Path]) -> int:
     """How many processes to score ``paths`` with: 1 for small loads or when ``$MEMEVAL_WORKERS`` says so."""
-    raw = os.environ.get(WORKERS_ENV, "").strip()
-    try:
-        wanted = int(raw) if raw else min(os.cpu_count() or 1, 8)
-    except ValueError:
-        wanted = 1
+    wanted = workers.wanted_workers()
     if wanted <= 1 or len(paths) < 2:
         return 1
     total = 0
@@ -389,13 +385,12 @@ def _outcomes(
     because forking a process whose other threads may hold locks can deadlock. If the workers die
     (for example a spawned worker cannot import the caller's script), the remaining files are scored here.
     """
-    workers = worker_count(paths)
+    n_workers = worker_count(paths)
     done = 0
-    if workers > 1:
-        method = "fork" if threading.active_count() == 1 else "spawn"
-        ctx = multiprocessing.get_context(method)
+    if n_workers > 1:
+        ctx = multiprocessing.get_context(workers.start_method())
         try:
-            with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(fixture,)) as ex:
+            with ProcessPoolExecutor(n_workers, mp_context=ctx, initializer=_init_worker, initargs=(fixture,)) as ex:
                 for outcome in ex.map(_load_file_in_worker, paths, rels, chunksize=4):
                     done += 1
                     yield outcome

@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from memeval_core import workers
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import sniff as pmb_sniff
 from memeval_core.qa import locomo, publishable
@@ -43,7 +44,14 @@ from memeval_core.qa.importers._common import Source, UnjudgedError
 from memeval_core.qa.lazy import gc_paused
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
 from memeval_core.qa.models import QaQuestion, QaRun
-from memeval_core.qa.scoring import RunScore, accuracy_excluding, is_disputed_list, parse_disputed, score_run
+from memeval_core.qa.scoring import (
+    RunScore,
+    accuracy_without,
+    is_disputed_list,
+    parse_disputed,
+    score_run,
+    scored_scores,
+)
 
 SUFFIXES = (".json", ".jsonl", ".csv")
 SIDECAR_MAX_BYTES = 256 * 1024
@@ -315,23 +323,24 @@ def _order_key(q: QaQuestion) -> tuple[int, int, str]:
 
 def merge_shards(
     items: Sequence[tuple[QaRun, JoinReport | None]],
-) -> list[tuple[QaRun, JoinReport | None, tuple[str, ...]]]:
+) -> list[tuple[QaRun, JoinReport | None, tuple[str, ...], tuple[int, int]]]:
     """Merge runs of one folder, format, system and configuration whose conversations are disjoint.
 
     Each merged run lists its shard files in ``source_file`` (joined by `` + ``), hashes the
-    shards' SHA-256 values in path order, and sums their join reports.
+    shards' SHA-256 values in path order, and sums their join reports. The last element of each
+    output names the items it came from: (first item of its shard group, first item of its own).
     """
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, (run, _) in enumerate(items):
         groups.setdefault(_shard_key(run), []).append(i)
-    out: list[tuple[QaRun, JoinReport | None, tuple[str, ...]]] = []
+    out: list[tuple[QaRun, JoinReport | None, tuple[str, ...], tuple[int, int]]] = []
     for idx in groups.values():
         convs = [_conversations(items[i][0]) for i in idx]
         disjoint = all(c is not None for c in convs) and sum(len(c or ()) for c in convs) == len(
             set().union(*[c or set() for c in convs])
         )
         if len(idx) < 2 or not disjoint:
-            out.extend((items[i][0], items[i][1], ()) for i in idx)
+            out.extend((items[i][0], items[i][1], (), (idx[0], i)) for i in idx)
             continue
         shards = sorted((items[i] for i in idx), key=lambda it: it[0].run.source_file or "")
         files = tuple(s.run.source_file or "" for s, _ in shards)
@@ -365,45 +374,25 @@ def merge_shards(
                 category_conflicts=sum(r.category_conflicts for r in rs),
                 duplicates=sum(r.duplicates for r in rs),
             )
-        out.append((merged, report, files))
+        out.append((merged, report, files, (idx[0], idx[0])))
     return out
 
 
-def _locomo_among(results: Path, sources: Sequence[Source]) -> Source | None:
-    """The dataset :func:`locomo.find_locomo` would pick under ``results``, from the files already parsed.
+def _fingerprint(run: QaRun) -> bytes:
+    """Digest of what makes two runs exact duplicates: benchmark, system, and every answer with its verdicts.
 
-    The shallowest ``locomo10.json`` / ``locomo.json`` (then by path) whose content is the dataset; reusing the
-    parsed sources saves reading and parsing the 2.8 MB file twice more.
+    A digest (not the tuple itself) so that a worker process can send it instead of the run's questions.
     """
-    named = [s for s in sources if PurePosixPath(s.rel).name in ("locomo10.json", "locomo.json")]
-    named.sort(key=lambda s: (len((results / s.rel).parts), str(results / s.rel)))
-    return next((s for s in named if locomo.is_locomo_dataset(s.data)), None)
-
-
-def _duplicate_candidates(runs: Sequence[QaRun]) -> list[bool]:
-    """Per run: could another run have the same :func:`_fingerprint`? (Same benchmark, system and size.)
-
-    Equal fingerprints need equal question counts, so the full fingerprint (a sort over every question)
-    is only computed where this cheap key repeats.
-    """
-    keys = [(r.run.benchmark, r.run.system, len(r.questions)) for r in runs]
-    counts: dict[tuple[str, str, int], int] = {}
-    for k in keys:
-        counts[k] = counts.get(k, 0) + 1
-    return [counts[k] > 1 for k in keys]
-
-
-def _fingerprint(run: QaRun) -> tuple[Any, ...]:
-    return (
+    key = (
         run.run.benchmark,
         run.run.system,
-        tuple(
-            sorted(
-                (q.question_id, q.answer or "", tuple(sorted((v.judge, v.score) for v in q.verdicts)))
-                for q in run.questions
-            )
+        sorted(
+            # + 0.0: -0.0 equals 0.0 but prints apart
+            (q.question_id, q.answer or "", sorted((v.judge, v.score + 0.0) for v in q.verdicts))
+            for q in run.questions
         ),
     )
+    return hashlib.sha256(repr(key).encode()).digest()
 
 
 def _richness(run: QaRun) -> tuple[int, int]:
@@ -499,162 +488,340 @@ def _classify(
     return singles, grades, responses, mappings, disputed, skipped
 
 
+PARALLEL_MIN_BYTES: dict[workers.StartMethod, int] = {"fork": 16 * 2**20, "spawn": 64 * 2**20}
+"""Bytes of result files from which a load spreads over worker processes, by how they start.
+
+A forked worker starts in milliseconds; a spawned one imports memeval first (about a second)."""
+
+Key = tuple[Any, ...]
+"""Where the serial load lists an item: (step, file number, ...); see :func:`_load_share`."""
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every share of a load needs: the folder, the LoCoMo dataset, and whether to digest runs."""
+
+    results: Path
+    root_name: str
+    ds: LocomoDataset | None
+    dataset_rel: str | None
+    """The dataset file under ``results`` that the parent already parsed (skipped, not read again)."""
+    digest: bool
+    """Compute each run's duplicate fingerprint here (a worker, whose runs travel packed) rather than on demand."""
+
+
+@dataclass(frozen=True)
+class _ScoredRun:
+    """One run as a share of the files gave it: imported, joined, merged, scored; not yet de-duplicated."""
+
+    order: Key
+    """(key of its shard group's first import, key of its own first import): the serial load's order."""
+    run: QaRun
+    report: JoinReport | None
+    files: tuple[str, ...]
+    score: RunScore
+    publishable: bool
+    reasons: tuple[str, ...]
+    size_key: tuple[str, str, int]
+    """(benchmark, system, questions): only runs sharing it can be duplicates."""
+    fingerprint: bytes | None
+    """:func:`_fingerprint`, when the share computed it."""
+    richness: tuple[int, int]
+    scored: tuple[tuple[str, ...], tuple[float, ...]]
+    """LoCoMo runs: id and score of every scored question (for accuracy without disputed questions)."""
+
+
+@dataclass(frozen=True)
+class _ShareLoad:
+    """Everything one share of the files gave, each error and skip with its serial-order key."""
+
+    runs: list[_ScoredRun]
+    errors: list[tuple[Key, IngestError]]
+    skipped: list[tuple[Key, Skipped]]
+    disputed: frozenset[str]
+    result_files: frozenset[str]
+    """Files imported as runs, and zep responses (never read as side-car metadata)."""
+    mapped: frozenset[str]
+    """Data files named by the share's generic mappings."""
+
+
 def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
-    """Load every QA run under ``results``; LoCoMo runs are joined to locomo10.json from ``datasets`` or results."""
+    """Load every QA run under ``results``; LoCoMo runs are joined to locomo10.json from ``datasets`` or results.
+
+    Large loads spread their folders over worker processes (see :mod:`memeval_core.workers`); the result
+    is the same as the serial load's, in the same order.
+    """
     with gc_paused():
         return _load_qa(results, datasets)
 
 
 def _load_qa(results: Path, datasets: Path | None) -> QaLoad:
-    errors: list[IngestError] = []
+    head: list[IngestError] = []
     ds: LocomoDataset | None = None
     locomo_path = locomo.find_locomo(datasets) if datasets is not None else None
     if locomo_path is not None:
         try:
             ds = locomo.load_locomo(locomo_path)
         except IngestError as exc:
-            errors.append(exc)
-
-    sources: list[Source] = []
-    csv_paths: set[str] = set()
+            head.append(exc)
+    files = [(i, path.relative_to(results).as_posix()) for i, path in enumerate(iter_files(results))]
     root_name = results.resolve().name
-    for path in iter_files(results):
-        rel = path.relative_to(results).as_posix()
-        if rel.endswith(".csv"):
-            csv_paths.add(rel)  # read only when a mapping names it
-            continue
-        try:
-            src = read_source(path, rel, root_name)
-        except IngestError as exc:
-            errors.append(exc)
-            continue
-        sources.append(_without_pmb_report(src))
+    dataset_rel = None
     if locomo_path is None:
-        found = _locomo_among(results, sources)
+        found = _locomo_among(results, [rel for _, rel in files], root_name)
         if found is not None:
+            dataset_rel = found.rel
             try:
                 ds = locomo.parse_locomo(found.data, str(results / found.rel), found.sha256)
             except IngestError as exc:
-                errors.insert(0, exc)
-    singles, grades, responses, mappings, disputed_src, skipped = _classify(sources)
-    by_rel = {s.rel: s for s in sources}
+                head.append(exc)
 
-    disputed: frozenset[str] = frozenset()
-    for src in disputed_src:
+    shares, method = _plan_shares(results, files)
+    context = _Context(results, root_name, ds, dataset_rel, digest=len(shares) > 1)
+    loads = workers.run_shares(_load_share, context, shares, method)
+    if len(shares) > 1 and _shares_interact(shares, loads):
+        # A mapping or a side-car reached into another share's files: only the whole load sees both.
+        loads = [_load_share(replace(context, digest=False), files)]
+
+    errors = head + [e for _, e in sorted((e for load in loads for e in load.errors), key=lambda ke: ke[0])]
+    skipped = [s for _, s in sorted((s for load in loads for s in load.skipped), key=lambda ks: ks[0])]
+    disputed = frozenset().union(*(load.disputed for load in loads))
+    scored = sorted((r for load in loads for r in load.runs), key=lambda r: r.order)
+    return QaLoad(tuple(_finish(scored, disputed)), tuple(errors), tuple(skipped), ds, disputed)
+
+
+def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source | None:
+    """The dataset :func:`locomo.find_locomo` would pick under ``results``: parsed once, before the files are shared.
+
+    The shallowest ``locomo10.json`` / ``locomo.json`` (then by path) whose content is the dataset.
+    """
+    named = [rel for rel in rels if PurePosixPath(rel).name in ("locomo10.json", "locomo.json")]
+    named.sort(key=lambda rel: (len((results / rel).parts), str(results / rel)))
+    for rel in named:
         try:
-            disputed = disputed | parse_disputed(src.data, src.rel)
-        except IngestError as exc:
-            errors.append(exc)
+            src = read_source(results / rel, rel, root_name)
+        except IngestError:
+            continue  # the share holding the file reports it
+        if locomo.is_locomo_dataset(src.data):
+            return src
+    return None
 
-    imported: list[tuple[QaRun, str]] = []
 
-    def run_importer(rel: str, fn: Callable[[], list[QaRun]]) -> None:
+def _plan_shares(
+    results: Path, files: list[tuple[int, str]]
+) -> tuple[list[list[tuple[int, str]]], workers.StartMethod]:
+    """The files split by folder into one share per worker (largest folders first), or one share."""
+    method = workers.start_method()
+    wanted = workers.wanted_workers()
+    if wanted <= 1:
+        return [files], method
+    sizes: dict[str, int] = {}
+    by_folder: dict[str, list[tuple[int, str]]] = {}
+    for i, rel in files:
+        folder = PurePosixPath(rel).parent.as_posix()
+        by_folder.setdefault(folder, []).append((i, rel))
         try:
-            imported.extend((r, rel) for r in fn())
-        except IngestError as exc:
-            errors.append(exc)
-        except UnjudgedError as exc:
-            skipped.append(Skipped(rel, f"answers without judge verdicts: {exc}"))
-        except (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError) as exc:
-            # Files come from other people's harnesses: a shape no importer check anticipated must
-            # still end as this file's error, never take the other runs down with it.
-            errors.append(
-                IngestError(
-                    rel,
-                    "$",
-                    f"unexpected structure for its format ({type(exc).__name__}: {str(exc)[:120]})",
-                    "compare the file with the format's documentation or map it with a generic mapping file",
+            sizes[folder] = sizes.get(folder, 0) + (results / rel).stat().st_size
+        except OSError:
+            continue
+    n = min(wanted, len(by_folder))
+    if n <= 1 or sum(sizes.values()) < PARALLEL_MIN_BYTES[method]:
+        return [files], method
+    shares: list[list[tuple[int, str]]] = [[] for _ in range(n)]
+    loads = [0] * n
+    for folder in sorted(by_folder, key=lambda f: (-sizes.get(f, 0), f)):
+        k = loads.index(min(loads))
+        shares[k].extend(by_folder[folder])
+        loads[k] += sizes.get(folder, 0)
+    return [sorted(share) for share in shares if share], method
+
+
+def _shares_interact(shares: Sequence[Sequence[tuple[int, str]]], loads: Sequence[_ShareLoad]) -> bool:
+    """Whether a share's mapping named, or its side-car metadata came from, another share's file."""
+    owner = {rel: k for k, share in enumerate(shares) for _, rel in share}
+    result_files = frozenset().union(*(load.result_files for load in loads))
+    for k, load in enumerate(loads):
+        if any(owner.get(rel, k) != k for rel in load.mapped):
+            return True
+        for r in load.runs:
+            if any(rel in result_files for rel in r.run.run.metadata_sources):
+                return True
+    return False
+
+
+def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLoad:
+    """Read, recognise, import, join, merge and score these files (numbered in the whole load's order).
+
+    Keys give each error, skip and run its place in the serial order: (0, file) reading and recognising,
+    (1, file) disputed lists, (2, file) mappings, (3, file) zep grades, (4, file) single-file runs,
+    (5, file) unmatched zep responses, (6, path) CSV files; an imported run adds its number within the file.
+    """
+    with gc_paused():
+        results, ds = context.results, context.ds
+        errors: list[tuple[Key, IngestError]] = []
+        skipped: list[tuple[Key, Skipped]] = []
+        number = {rel: i for i, rel in files}
+        sources: list[Source] = []
+        csv_paths: set[str] = set()
+        for i, rel in files:
+            if rel.endswith(".csv"):
+                csv_paths.add(rel)  # read only when a mapping names it
+            elif rel == context.dataset_rel:
+                skipped.append(((0, i), Skipped(rel, "LoCoMo dataset (join target)")))
+            else:
+                try:
+                    sources.append(_without_pmb_report(read_source(results / rel, rel, context.root_name)))
+                except IngestError as exc:
+                    errors.append(((0, i), exc))
+        singles, grades, responses, mappings, disputed_src, skips = _classify(sources)
+        skipped.extend(((0, number[sk.file]), sk) for sk in skips)
+        by_rel = {s.rel: s for s in sources}
+
+        disputed: frozenset[str] = frozenset()
+        for src in disputed_src:
+            try:
+                disputed = disputed | parse_disputed(src.data, src.rel)
+            except IngestError as exc:
+                errors.append(((1, number[src.rel]), exc))
+
+        imported: list[tuple[Key, QaRun, str]] = []
+
+        def run_importer(key: Key, rel: str, fn: Callable[[], list[QaRun]]) -> None:
+            try:
+                imported.extend(((*key, j), r, rel) for j, r in enumerate(fn()))
+            except IngestError as exc:
+                errors.append((key, exc))
+            except UnjudgedError as exc:
+                skipped.append((key, Skipped(rel, f"answers without judge verdicts: {exc}")))
+            except (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+                # Files come from other people's harnesses: a shape no importer check anticipated must
+                # still end as this file's error, never take the other runs down with it.
+                errors.append(
+                    (
+                        key,
+                        IngestError(
+                            rel,
+                            "$",
+                            f"unexpected structure for its format ({type(exc).__name__}: {str(exc)[:120]})",
+                            "compare the file with the format's documentation or map it with a generic mapping file",
+                        ),
+                    )
+                )
+
+        consumed: set[str] = set()
+        for mapping in mappings:
+            key = (2, number[mapping.rel])
+            try:
+                target = generic.data_path(mapping)
+            except IngestError as exc:
+                errors.append((key, exc))
+                continue
+            consumed.add(target)
+            if target in by_rel:
+                data_src = by_rel[target]
+            elif (results / target).is_file():
+                try:
+                    data_src = read_source(results / target, target, context.root_name)
+                except IngestError as exc:
+                    errors.append((key, exc))
+                    continue
+            else:
+                errors.append(
+                    (key, IngestError(mapping.rel, "$.file", f"data file {target} not found", "fix the mapping's file"))
+                )
+                continue
+            run_importer(key, mapping.rel, partial(generic.load, mapping, data_src))
+
+        used_responses: set[str] = set()
+        for g in grades:
+            partner = next(
+                (
+                    r
+                    for r in responses
+                    if PurePosixPath(r.rel).parent == PurePosixPath(g.rel).parent
+                    and r.rel not in used_responses
+                    and zep.matches(g, r)
+                ),
+                None,
+            )
+            if partner is not None:
+                used_responses.add(partner.rel)
+            run_importer((3, number[g.rel]), g.rel, partial(zep.load, g, partner))
+        skipped.extend(
+            ((5, number[r.rel]), Skipped(r.rel, "zep responses without a matching grades file (no verdicts)"))
+            for r in responses
+            if r.rel not in used_responses
+        )
+        for src, load in singles:
+            if src.rel not in consumed:
+                run_importer((4, number[src.rel]), src.rel, partial(load, src))
+        skipped.extend(((6, p), Skipped(p, "CSV without a mapping file naming it")) for p in csv_paths - consumed)
+        result_files = {rel for _, _, rel in imported} | {r.rel for r in responses}
+        del sources, by_rel, singles, grades, responses, mappings  # the parsed documents are no longer needed
+
+        joined = [_join_locomo(fill_from_sidecars(run, rel, results, result_files), ds) for _, run, rel in imported]
+        out: list[_ScoredRun] = []
+        for run, report, shard_files, (group, own) in merge_shards(joined):
+            score = score_run(run)
+            ok, reasons = publishable.check(run, score, report)
+            is_locomo = run.run.benchmark == locomo.BENCHMARK
+            out.append(
+                _ScoredRun(
+                    order=(imported[group][0], imported[own][0]),
+                    run=run,
+                    report=report,
+                    files=shard_files,
+                    score=score,
+                    publishable=ok,
+                    reasons=tuple(reasons),
+                    size_key=(run.run.benchmark, run.run.system, len(run.questions)),
+                    fingerprint=_fingerprint(run) if context.digest else None,
+                    richness=_richness(run),
+                    scored=scored_scores(score) if is_locomo else ((), ()),
                 )
             )
+        return _ShareLoad(out, errors, skipped, disputed, frozenset(result_files), frozenset(consumed))
 
-    consumed: set[str] = set()
-    for mapping in mappings:
-        try:
-            target = generic.data_path(mapping)
-        except IngestError as exc:
-            errors.append(exc)
-            continue
-        consumed.add(target)
-        if target in by_rel:
-            data_src = by_rel[target]
-        elif (results / target).is_file():
-            try:
-                data_src = read_source(results / target, target, results.resolve().name)
-            except IngestError as exc:
-                errors.append(exc)
-                continue
+
+def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[LoadedRun]:
+    """Drop exact duplicates (same benchmark, answers and verdicts; the file with most detail stays), then name."""
+    counts: dict[tuple[str, str, int], int] = {}
+    for r in scored:
+        counts[r.size_key] = counts.get(r.size_key, 0) + 1
+    kept: list[tuple[_ScoredRun, list[str]]] = []
+    seen: dict[Any, int] = {}
+    for i, r in enumerate(scored):
+        # A run whose size key is unique cannot equal another: its position stands in for the fingerprint.
+        if counts[r.size_key] > 1:
+            fp: Any = r.fingerprint if r.fingerprint is not None else _fingerprint(r.run)
         else:
-            errors.append(IngestError(mapping.rel, "$.file", f"data file {target} not found", "fix the mapping's file"))
-            continue
-        run_importer(mapping.rel, partial(generic.load, mapping, data_src))
-
-    used_responses: set[str] = set()
-    for g in grades:
-        partner = next(
-            (
-                r
-                for r in responses
-                if PurePosixPath(r.rel).parent == PurePosixPath(g.rel).parent
-                and r.rel not in used_responses
-                and zep.matches(g, r)
-            ),
-            None,
-        )
-        if partner is not None:
-            used_responses.add(partner.rel)
-        run_importer(g.rel, partial(zep.load, g, partner))
-    skipped.extend(
-        Skipped(r.rel, "zep responses without a matching grades file (no verdicts)")
-        for r in responses
-        if r.rel not in used_responses
-    )
-    for src, load in singles:
-        if src.rel not in consumed:
-            run_importer(src.rel, partial(load, src))
-    skipped.extend(Skipped(p, "CSV without a mapping file naming it") for p in sorted(csv_paths - consumed))
-
-    result_files = {rel for _, rel in imported} | {r.rel for r in responses}
-    joined: list[tuple[QaRun, JoinReport | None]] = []
-    for run, rel in imported:
-        run = fill_from_sidecars(run, rel, results, result_files)
-        joined.append(_join_locomo(run, ds))
-    merged = merge_shards(joined)
-
-    # Exact duplicates (same benchmark, answers and verdicts): keep the file with the most detail.
-    kept: list[tuple[QaRun, JoinReport | None, tuple[str, ...], list[str]]] = []
-    seen: dict[tuple[Any, ...], int] = {}
-    candidates = _duplicate_candidates([run for run, _, _ in merged])
-    for i, (run, report, files) in enumerate(merged):
-        # A run whose cheap key is unique cannot equal another: its position stands in for the fingerprint.
-        fp = _fingerprint(run) if candidates[i] else ("unique", i)
+            fp = ("unique", i)
         if fp in seen:
             k = seen[fp]
-            other = kept[k]
-            if _richness(run) > _richness(other[0]):
-                kept[k] = (run, report, files, [*other[3], other[0].run.source_file or ""])
+            other, dups = kept[k]
+            if r.richness > other.richness:
+                kept[k] = (r, [*dups, other.run.run.source_file or ""])
             else:
-                other[3].append(run.run.source_file or "")
+                dups.append(r.run.run.source_file or "")
             continue
         seen[fp] = len(kept)
-        kept.append((run, report, files, []))
+        kept.append((r, []))
 
     loaded: list[LoadedRun] = []
-    for run, report, files, dups in kept:
-        score = score_run(run)
-        ok, reasons = publishable.check(run, score, report)
+    for r, dups in kept:
         acc_wo, n_disp = (None, 0)
-        if run.run.benchmark == locomo.BENCHMARK and disputed:
-            acc_wo, n_disp = accuracy_excluding(score, disputed)
+        if r.run.run.benchmark == locomo.BENCHMARK and disputed:
+            acc_wo, n_disp = accuracy_without(*r.scored, disputed)
         loaded.append(
             LoadedRun(
-                run=run,
-                run_id=_run_id(run, bool(files)),
-                display_name=run.run.system,
-                score=score,
-                join=report,
-                publishable=ok,
-                not_publishable_because=tuple(reasons),
-                merged_from=files,
+                run=r.run,
+                run_id=_run_id(r.run, bool(r.files)),
+                display_name=r.run.run.system,
+                score=r.score,
+                join=r.report,
+                publishable=r.publishable,
+                not_publishable_because=r.reasons,
+                merged_from=r.files,
                 duplicates=tuple(dups),
                 accuracy_without_disputed=acc_wo,
                 n_disputed=n_disp,
@@ -662,4 +829,4 @@ def _load_qa(results: Path, datasets: Path | None) -> QaLoad:
         )
     loaded = assign_display_names(loaded)
     loaded.sort(key=lambda r: (r.run.run.benchmark, r.display_name))
-    return QaLoad(tuple(loaded), tuple(errors), tuple(skipped), ds, disputed)
+    return loaded

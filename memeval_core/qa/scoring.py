@@ -402,10 +402,20 @@ def _code_key(code: str) -> tuple[int, int | str]:
 
 def accuracy_excluding(score: RunScore, excluded: Iterable[str]) -> tuple[float | None, int]:
     """Accuracy over scored questions whose id is not in ``excluded``, and how many were excluded."""
-    drop = set(excluded)
-    kept = [s for s in score.questions if s.scored and s.question_id not in drop]
-    removed = sum(1 for s in score.questions if s.scored and s.question_id in drop)
-    return (math.fsum(s.score for s in kept) / len(kept) if kept else None), removed
+    return accuracy_without(*scored_scores(score), excluded)
+
+
+def scored_scores(score: RunScore) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """Id and score of every scored question, in run order (what :func:`accuracy_without` needs)."""
+    kept = [s for s in score.questions if s.scored]
+    return tuple([s.question_id for s in kept]), tuple([s.score for s in kept])
+
+
+def accuracy_without(ids: Sequence[str], scores: Sequence[float], excluded: Iterable[str]) -> tuple[float | None, int]:
+    """Mean of ``scores`` over the questions whose id is not in ``excluded``, and how many were excluded."""
+    drop = excluded if isinstance(excluded, set | frozenset) else set(excluded)
+    kept = [x for qid, x in zip(ids, scores, strict=True) if qid not in drop]
+    return (math.fsum(kept) / len(kept) if kept else None), len(ids) - len(kept)
 
 
 def is_disputed_list(data: object) -> bool:

@@ -1,0 +1,141 @@
+"""A QA load spread over worker processes gives exactly the serial load, in the same order."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from _data import SHARED_DATA, require
+
+from memeval_core.qa import ingest
+from memeval_core.qa.ingest import QaLoad, load_qa
+from memeval_core.qa.models import questions_packed
+from memeval_core.workers import WORKERS_ENV
+
+MEMOBASE = SHARED_DATA / "memobase" / "docs" / "experiments" / "locomo-benchmark" / "fixture" / "memobase"
+
+
+def _load(root: Path, workers: int, monkeypatch: pytest.MonkeyPatch, datasets: Path | None = None) -> QaLoad:
+    with monkeypatch.context() as mp:
+        mp.setenv(WORKERS_ENV, str(workers))
+        mp.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
+        return load_qa(root, datasets)
+
+
+def _same(a: QaLoad, b: QaLoad) -> None:
+    assert [r.run_id for r in a.runs] == [r.run_id for r in b.runs]
+    assert a.runs == b.runs  # every field, questions and per-question scores included
+    assert a.errors == b.errors and a.skipped == b.skipped
+    assert a.disputed == b.disputed and a.locomo == b.locomo
+
+
+def _items(n: int, wrong: int = 0) -> list[dict[str, object]]:
+    return [
+        {"question": f"q{i}?", "answer": f"a{i}", "response": f"a{i}", "category": 1, "llm_score": int(i >= wrong)}
+        for i in range(n)
+    ]
+
+
+def _write(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_shared_data_in_workers_equals_the_serial_load(n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = require(SHARED_DATA)
+    serial = _load(root, 1, monkeypatch)
+    spread = _load(root, n, monkeypatch)
+    # Runs scored in a worker arrive with their questions packed until first read.
+    assert any(questions_packed(r.run) for r in spread.runs)
+    _same(serial, spread)
+    assert len(serial.runs) >= 20 and serial.locomo is not None and len(serial.disputed) == 156
+
+
+def test_shares_follow_folders_and_sizes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for folder, n in (("big", 400), ("mid", 200), ("small", 50), ("tiny", 10)):
+        _write(tmp_path / folder / "run.json", _items(n))
+    files = [(i, p.relative_to(tmp_path).as_posix()) for i, p in enumerate(ingest.iter_files(tmp_path))]
+    monkeypatch.setenv(WORKERS_ENV, "2")
+    shares, _ = ingest._plan_shares(tmp_path, files)
+    assert shares == [files]  # far below the size from which workers pay off
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
+    shares, _ = ingest._plan_shares(tmp_path, files)
+    # Largest folder first, each to the lighter share; every share in the whole load's order.
+    assert [[rel for _, rel in s] for s in shares] == [
+        ["big/run.json"],
+        ["mid/run.json", "small/run.json", "tiny/run.json"],
+    ]
+    monkeypatch.setenv(WORKERS_ENV, "1")
+    assert ingest._plan_shares(tmp_path, files)[0] == [files]
+
+
+def test_errors_skips_and_duplicates_keep_the_serial_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two systems, each with two versions (``v1``/``v2`` name no system) that are exact duplicates: the serial
+    # load keeps the first of each pair, and so must a load whose folders went to different workers.
+    for folder in ("a/v1", "a/v2", "b/v1", "b/v2"):
+        _write(tmp_path / folder / "run.json", _items(30, wrong=3 if folder.startswith("a") else 5))
+        (tmp_path / folder / "broken.json").write_text('{"run": ')
+        _write(tmp_path / folder / "other.json", {"hello": "world"})
+        (tmp_path / folder / "rows.csv").write_text("question,answer\nq,a\n")
+    serial = _load(tmp_path, 1, monkeypatch)
+    assert len(serial.errors) == 4 and len(serial.skipped) == 8
+    assert [(r.run.run.source_file, r.duplicates) for r in serial.runs] == [
+        ("a/v1/run.json", ("a/v2/run.json",)),
+        ("b/v1/run.json", ("b/v2/run.json",)),
+    ]
+    for n in (2, 4):
+        _same(serial, _load(tmp_path, n, monkeypatch))
+
+
+def test_a_mapping_into_another_share_falls_back_to_one_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The data file is a mem0-eval file in its own right; a mapping that names it takes it over, so the
+    # serial load imports it once, through the mapping, and a worker holding the file must not import it too.
+    _write(tmp_path / "data" / "rows.json", _items(40, wrong=10))
+    _write(
+        tmp_path / "map.json",
+        {
+            "memeval_mapping": 1,
+            "file": "data/rows.json",
+            "benchmark": "custom",
+            "system": "mapped",
+            "fields": {"question_id": "question", "question": "question", "answer": "response"},
+            "judges": [{"name": "llm", "field": "llm_score", "scale": "binary"}],
+        },
+    )
+    _write(tmp_path / "other" / "run.json", _items(20))
+    serial = _load(tmp_path, 1, monkeypatch)
+    assert sorted(r.run.run.system for r in serial.runs) == ["mapped", "other"], serial.errors
+    _same(serial, _load(tmp_path, 3, monkeypatch))
+
+
+def test_side_car_that_is_another_shares_result_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A result file one folder up carries a judge model: the serial load never reads a result as metadata.
+    native = {
+        "schema_version": 1,
+        "run": {"benchmark": "custom", "system": "native"},
+        "questions": [{"benchmark": "custom", "question_id": "n1", "answer": "x",
+                       "verdicts": [{"judge": "j", "score": 1}]}],
+        "config": {"judge_model": "from-a-result-file"},
+    }  # fmt: skip
+    _write(tmp_path / "sys" / "native.json", native)
+    _write(tmp_path / "sys" / "inner" / "run.json", _items(20))
+    _write(tmp_path / "sys" / "inner" / "config" / "settings.json", {"top_k": 7})
+    serial = _load(tmp_path, 1, monkeypatch)
+    inner = next(r for r in serial.runs if r.run.run.source_file == "sys/inner/run.json")
+    assert inner.run.run.judge_models == [] and inner.run.run.top_k == 7
+    _same(serial, _load(tmp_path, 2, monkeypatch))
+
+
+def test_dataset_among_the_results_is_parsed_once_and_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require(MEMOBASE)
+    shutil.copytree(require(SHARED_DATA / "locomo" / "data"), tmp_path / "locomo")
+    (tmp_path / "runs").mkdir()
+    shutil.copy(MEMOBASE / "memobase_eval_0503_3000.json", tmp_path / "runs" / "a.json")
+    shutil.copy(MEMOBASE / "memobase_eval_0710_3000.json", tmp_path / "b.json")
+    serial = _load(tmp_path, 1, monkeypatch)
+    assert serial.locomo is not None and all(r.join is not None for r in serial.runs)
+    assert ("locomo/locomo10.json", "LoCoMo dataset (join target)") in [(s.file, s.reason) for s in serial.skipped]
+    _same(serial, _load(tmp_path, 2, monkeypatch))

@@ -1,0 +1,73 @@
+"""Worker processes: how many, how they start, and shares computed beside this process."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+
+import pytest
+
+from memeval_core import workers
+
+
+def _square_plus(context: int, share: int) -> tuple[int, int]:
+    return share * share + context, os.getpid()
+
+
+def _dies_in_a_worker(context: int, share: int) -> int:
+    if multiprocessing.parent_process() is not None:
+        os._exit(3)  # a worker killed mid-task (out of memory, a signal)
+    return share + context
+
+
+def _raises_for_two(context: int, share: int) -> int:
+    if share == 2:
+        raise ValueError(f"share {share} is bad")
+    return share
+
+
+def test_wanted_workers_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(workers.WORKERS_ENV, raising=False)
+    assert workers.wanted_workers() == min(os.cpu_count() or 1, workers.MAX_WORKERS)
+    for value, expected in (("3", 3), ("1", 1), ("0", 1), ("-2", 1), ("many", 1), ("  2 ", 2)):
+        monkeypatch.setenv(workers.WORKERS_ENV, value)
+        assert workers.wanted_workers() == expected, value
+
+
+def test_start_method_forks_only_a_single_threaded_process() -> None:
+    if threading.active_count() == 1:
+        assert workers.start_method() == "fork"
+    release = threading.Event()
+    t = threading.Thread(target=release.wait)
+    t.start()
+    try:
+        assert workers.start_method() == "spawn"
+    finally:
+        release.set()
+        t.join()
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_shares_run_in_workers_and_here_in_order(method: workers.StartMethod) -> None:
+    out = workers.run_shares(_square_plus, 10, [1, 2, 3], method)
+    assert [v for v, _ in out] == [11, 14, 19]
+    pids = [pid for _, pid in out]
+    assert pids[0] == os.getpid()  # the first share is computed here, meanwhile
+    assert os.getpid() not in pids[1:]  # a worker done early may take the next share too
+
+
+def test_one_share_needs_no_worker() -> None:
+    assert workers.run_shares(_square_plus, 1, [4], "fork") == [(17, os.getpid())]
+    assert workers.run_shares(_square_plus, 1, [], "fork") == []
+
+
+def test_a_dead_worker_costs_only_time() -> None:
+    assert workers.run_shares(_dies_in_a_worker, 100, [1, 2, 3], "fork") == [101, 102, 103]
+
+
+def test_an_error_in_a_share_propagates() -> None:
+    # Raised in the worker (share 2) or here (share 2 first): the caller sees the share's own exception.
+    for shares in ([1, 2], [2, 1]):
+        with pytest.raises(ValueError, match="share 2 is bad"):
+            workers.run_shares(_raises_for_two, 0, shares, "fork")
