@@ -2,7 +2,9 @@
 
 1. Everything under ../shared/data (PMB via ``load_pmb``, QA via ``load_qa``), each start in a fresh
    interpreter, side by side with a fresh interpreter that only reads and ``orjson``-parses every JSON/JSONL
-   file once (the floor). Import time is reported apart; a cProfile of the cold load names what is slowest.
+   file once (the floor). The cold load runs as shipped (worker processes where the load is large enough,
+   see :mod:`memeval_core.workers`) and confined to one process. Import time is reported apart; a cProfile
+   of the one-process cold load names what is slowest.
 2. Synthetic scale: PMB-shaped runs (real baseline reports, seeded perturbation of returned ids and
    latencies, each its own provider) and LoCoMo-shaped runs (the real memobase mem0-eval file of 1,540
    questions with seeded verdict flips, each its own system, joined to locomo10.json), at three sizes up to
@@ -25,6 +27,7 @@ from typing import Any
 import orjson
 
 from bench.common import SHARED_DATA, parse_args, ratio, report, run_python
+from memeval_core.workers import WORKERS_ENV
 
 PMB_DIR = SHARED_DATA / "precisionmembench"
 LOCOMO_DIR = SHARED_DATA / "locomo"
@@ -141,30 +144,39 @@ def make_qa_runs(out: Path, n: int, rng: random.Random) -> None:
         (folder / "memobase_eval.json").write_bytes(orjson.dumps(doc))
 
 
-def _load(pmb: Path, qa: Path, datasets: Path | None, cache: Path | None) -> dict[str, Any]:
+SERIAL = {WORKERS_ENV: "1"}
+"""Environment of a load confined to one process (no worker processes)."""
+
+
+def _load(
+    pmb: Path, qa: Path, datasets: Path | None, cache: Path | None, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     code = LOAD_CHILD.format(
         pmb=str(pmb),
         qa=str(qa),
         datasets=None if datasets is None else str(datasets),
         cache=None if cache is None else str(cache),
     )
-    return run_python(code)
+    return run_python(code, env)
 
 
 def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Cold load of ../shared/data vs the orjson floor, and the warm start from the cache, best of ``repeat``."""
     cache = work / "cache-shared"
-    colds, floors, warms = [], [], []
+    colds, serials, floors, warms = [], [], [], []
     for _ in range(repeat):
         colds.append(_load(PMB_DIR, SHARED_DATA, None, None))
+        serials.append(_load(PMB_DIR, SHARED_DATA, None, None, SERIAL))
         floors.append(run_python(FLOOR_CHILD.format(root=str(SHARED_DATA))))
     _load(PMB_DIR, SHARED_DATA, None, cache)  # first start: writes the cache
     for _ in range(repeat):
         warms.append(_load(PMB_DIR, SHARED_DATA, None, cache))
     cold = min(colds, key=lambda r: r["load_s"])
+    serial = min(serials, key=lambda r: r["load_s"])
     floor = min(floors, key=lambda r: r["floor_s"])
     warm = min(warms, key=lambda r: r["load_s"])
-    profile = run_python(PROFILE_CHILD.format(pmb=str(PMB_DIR), qa=str(SHARED_DATA)))
+    # In one process, so that the profile sees all the work (a worker's share is invisible to cProfile).
+    profile = run_python(PROFILE_CHILD.format(pmb=str(PMB_DIR), qa=str(SHARED_DATA)), SERIAL)
     rows = [
         {
             "what": "shared data: orjson parse floor",
@@ -172,6 +184,7 @@ def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dic
             "seconds": floor["floor_s"],
             "x floor": 1.0,
             "peak MiB": floor["peak_rss_mib"],
+            "worker peak MiB": floor["workers_peak_rss_mib"],
         },
         {
             "what": "shared data: cold load + re-score",
@@ -179,6 +192,15 @@ def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dic
             "seconds": cold["load_s"],
             "x floor": ratio(cold["load_s"], floor["floor_s"]),
             "peak MiB": cold["peak_rss_mib"],
+            "worker peak MiB": cold["workers_peak_rss_mib"],
+        },
+        {
+            "what": "shared data: cold, one process",
+            "runs": serial["pmb_runs"] + serial["qa_runs"],
+            "seconds": serial["load_s"],
+            "x floor": ratio(serial["load_s"], floor["floor_s"]),
+            "peak MiB": serial["peak_rss_mib"],
+            "worker peak MiB": serial["workers_peak_rss_mib"],
         },
         {
             "what": "shared data: warm start (cache)",
@@ -186,6 +208,7 @@ def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dic
             "seconds": warm["load_s"],
             "x floor": ratio(warm["load_s"], floor["floor_s"]),
             "peak MiB": warm["peak_rss_mib"],
+            "worker peak MiB": warm["workers_peak_rss_mib"],
         },
     ]
     details = {
@@ -193,6 +216,9 @@ def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dic
         "cold": cold,
         "warm": warm,
         "cold_all": [c["load_s"] for c in colds],
+        "cold_one_process": serial,
+        "cold_one_process_all": [c["load_s"] for c in serials],
+        "cold_one_process_vs_floor": ratio(serial["load_s"], floor["floor_s"]),
         "floor_all": [f["floor_s"] for f in floors],
         "warm_all": [w["load_s"] for w in warms],
         "cold_vs_floor": ratio(cold["load_s"], floor["floor_s"]),
@@ -225,6 +251,7 @@ def scale_rows(sizes: list[tuple[int, int]], work: Path) -> tuple[list[dict[str,
             "first_start_s (load + write cache)": first["load_s"],
             "warm_s": warm["load_s"],
             "cold_peak_mib": cold["peak_rss_mib"],
+            "cold_worker_peak_mib": cold["workers_peak_rss_mib"],
             "warm_peak_mib": warm["peak_rss_mib"],
             "warm_equals_cold": warm["digest"] == cold["digest"],
             "loaded_runs": cold["pmb_runs"] + cold["qa_runs"],
@@ -239,6 +266,7 @@ def scale_rows(sizes: list[tuple[int, int]], work: Path) -> tuple[list[dict[str,
                 "seconds": cold["load_s"],
                 "x floor": None,
                 "peak MiB": cold["peak_rss_mib"],
+                "worker peak MiB": cold["workers_peak_rss_mib"],
             }
         )
         rows.append(
@@ -248,6 +276,7 @@ def scale_rows(sizes: list[tuple[int, int]], work: Path) -> tuple[list[dict[str,
                 "seconds": warm["load_s"],
                 "x floor": None,
                 "peak MiB": warm["peak_rss_mib"],
+                "worker peak MiB": warm["workers_peak_rss_mib"],
             }
         )
         shutil.rmtree(root, ignore_errors=True)

@@ -74,7 +74,9 @@ def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 36
 
     The child's peak resident memory is added as ``peak_rss_mib``: ``VmHWM`` of /proc/self/status, because
     Linux carries ``ru_maxrss`` over from the parent across fork and exec (a large benchmark process would
-    make every child look large).
+    make every child look large). ``workers_peak_rss_mib`` is the peak of the largest process the child
+    started and waited for (a load's worker processes; pages shared with the child at fork count in both);
+    0 when it started none.
     """
     wrapped = (
         code
@@ -82,6 +84,8 @@ def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 36
         + "_out = dict(globals().get('RESULT', {}))\n"
         + "_hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
         + "_out['peak_rss_mib'] = int(_hwm[0].split()[1]) / 1024 if _hwm else None\n"
+        + "import resource as _r\n"
+        + "_out['workers_peak_rss_mib'] = _r.getrusage(_r.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
         + "_s.stdout.write('\\n' + _j.dumps(_out) + '\\n')\n"
     )
     proc = subprocess.run(

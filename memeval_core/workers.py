@@ -47,11 +47,18 @@ def start_method() -> StartMethod:
 
 _context: Any = None
 """In a worker process: the context its initializer received (inherited without pickling under fork)."""
+_in_worker = False
 
 
 def _set_context(context: Any) -> None:
-    global _context
+    global _context, _in_worker
     _context = context
+    _in_worker = True
+
+
+def in_worker() -> bool:
+    """Whether this process is a worker started by :func:`run_shares` (its results travel back pickled)."""
+    return _in_worker
 
 
 def _call_with_context(fn: Callable[[Any, Any], Any], share: Any) -> Any:

@@ -71,3 +71,12 @@ def test_an_error_in_a_share_propagates() -> None:
     for shares in ([1, 2], [2, 1]):
         with pytest.raises(ValueError, match="share 2 is bad"):
             workers.run_shares(_raises_for_two, 0, shares, "fork")
+
+
+def _where(context: None, share: int) -> bool:
+    return workers.in_worker()
+
+
+def test_a_share_knows_whether_it_runs_in_a_worker() -> None:
+    assert workers.run_shares(_where, None, [1, 2, 3], "fork") == [False, True, True]
+    assert not workers.in_worker()

@@ -499,15 +499,13 @@ Key = tuple[Any, ...]
 
 @dataclass(frozen=True)
 class _Context:
-    """What every share of a load needs: the folder, the LoCoMo dataset, and whether to digest runs."""
+    """What every share of a load needs: the folder and the LoCoMo dataset."""
 
     results: Path
     root_name: str
     ds: LocomoDataset | None
     dataset_rel: str | None
     """The dataset file under ``results`` that the parent already parsed (skipped, not read again)."""
-    digest: bool
-    """Compute each run's duplicate fingerprint here (a worker, whose runs travel packed) rather than on demand."""
 
 
 @dataclass(frozen=True)
@@ -525,7 +523,7 @@ class _ScoredRun:
     size_key: tuple[str, str, int]
     """(benchmark, system, questions): only runs sharing it can be duplicates."""
     fingerprint: bytes | None
-    """:func:`_fingerprint`, when the share computed it."""
+    """:func:`_fingerprint`, computed by a worker process; None when computed here, on demand."""
     richness: tuple[int, int]
     scored: tuple[tuple[str, ...], tuple[float, ...]]
     """LoCoMo runs: id and score of every scored question (for accuracy without disputed questions)."""
@@ -577,11 +575,11 @@ def _load_qa(results: Path, datasets: Path | None) -> QaLoad:
                 head.append(exc)
 
     shares, method = _plan_shares(results, files)
-    context = _Context(results, root_name, ds, dataset_rel, digest=len(shares) > 1)
+    context = _Context(results, root_name, ds, dataset_rel)
     loads = workers.run_shares(_load_share, context, shares, method)
     if len(shares) > 1 and _shares_interact(shares, loads):
         # A mapping or a side-car reached into another share's files: only the whole load sees both.
-        loads = [_load_share(replace(context, digest=False), files)]
+        loads = [_load_share(context, files)]
 
     errors = head + [e for _, e in sorted((e for load in loads for e in load.errors), key=lambda ke: ke[0])]
     skipped = [s for _, s in sorted((s for load in loads for s in load.skipped), key=lambda ks: ks[0])]
@@ -775,7 +773,8 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
                     publishable=ok,
                     reasons=tuple(reasons),
                     size_key=(run.run.benchmark, run.run.system, len(run.questions)),
-                    fingerprint=_fingerprint(run) if context.digest else None,
+                    # A worker's runs travel packed: the digest spares unpacking them to compare (see _finish).
+                    fingerprint=_fingerprint(run) if workers.in_worker() else None,
                     richness=_richness(run),
                     scored=scored_scores(score) if is_locomo else ((), ()),
                 )
