@@ -491,7 +491,9 @@ def _classify(
 PARALLEL_MIN_BYTES: dict[workers.StartMethod, int] = {"fork": 16 * 2**20, "spawn": 64 * 2**20}
 """Bytes of result files from which a load spreads over worker processes, by how they start.
 
-A forked worker starts in milliseconds; a spawned one imports memeval first (about a second)."""
+A forked worker starts in milliseconds (run_shares costs about 10 ms in all); a spawned one imports memeval
+first (about a second). On 2 cores the 14 MB of cognitive-memory results loaded in 0.16-0.18 s in two
+processes against 0.18-0.28 s in one."""
 
 Key = tuple[Any, ...]
 """Where the serial load lists an item: (step, file number, ...); see :func:`_load_share`."""
