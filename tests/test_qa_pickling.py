@@ -8,6 +8,7 @@ import dataclasses
 import gc
 import pickle
 import threading
+import weakref
 from pathlib import Path
 from typing import TypeVar
 
@@ -349,6 +350,24 @@ def test_gc_paused_restores_the_previous_state() -> None:
     with pytest.raises(RuntimeError), gc_paused():
         raise RuntimeError
     assert gc.isenabled()
+
+
+class _Node:
+    me: _Node
+
+
+def test_gc_paused_leaves_what_it_allocated_to_the_full_collection() -> None:
+    with gc_paused():
+        keep = [[i] for i in range(100_000)]
+        node = _Node()
+        node.me = node  # garbage in a cycle: only the cyclic collector frees it
+        ref = weakref.ref(node)
+        del node
+    # The next young collection has nothing to traverse (it would have had 100,000 lists)...
+    assert gc.get_count()[0] < 1_000 and gc.get_freeze_count() == 0
+    assert len(keep) == 100_000 and ref() is not None
+    gc.collect()
+    assert ref() is None  # ...and a full collection still frees the cycle.
 
 
 def test_load_leaves_the_collector_on(tmp_path: Path) -> None:

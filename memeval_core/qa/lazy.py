@@ -42,6 +42,11 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            # Everything allocated meanwhile still counts as young: the first allocation after gc.enable()
+            # would traverse all of it (tens of ms after a load). Moving it to the oldest generation leaves
+            # it to the next full collection, as survivors of the young ones would be anyway.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
