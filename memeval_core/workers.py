@@ -10,9 +10,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import traceback
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any, Final, Literal, TypeVar
 
 WORKERS_ENV: Final = "MEMEVAL_WORKERS"
@@ -24,6 +25,7 @@ StartMethod = Literal["fork", "spawn"]
 C = TypeVar("C")
 S = TypeVar("S")
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 def wanted_workers() -> int:
@@ -45,15 +47,7 @@ def start_method() -> StartMethod:
     return "fork" if threading.active_count() == 1 else "spawn"
 
 
-_context: Any = None
-"""In a worker process: the context its initializer received (inherited without pickling under fork)."""
 _in_worker = False
-
-
-def _set_context(context: Any) -> None:
-    global _context, _in_worker
-    _context = context
-    _in_worker = True
 
 
 def in_worker() -> bool:
@@ -61,36 +55,76 @@ def in_worker() -> bool:
     return _in_worker
 
 
-def _call_with_context(fn: Callable[[Any, Any], Any], share: Any) -> Any:
-    return fn(_context, share)
+def _worker_main(fn: Callable[[Any, Any], Any], context: Any, share: Any, conn: Connection) -> None:
+    global _in_worker
+    _in_worker = True
+    try:
+        result: tuple[str, Any] = ("ok", fn(context, share))
+    except BaseException as exc:  # every failure goes back to the caller, who re-raises it
+        exc.add_note(f"raised in a worker process:\n{traceback.format_exc()}")
+        result = ("error", exc)
+    try:
+        try:
+            conn.send(result)
+        except OSError:
+            return  # the caller is gone (it failed and closed its end): nobody to tell
+        except Exception as exc:  # an unpicklable exception still reaches the caller, as text
+            conn.send(("error", RuntimeError(f"{type(result[1]).__name__} in a worker process: {exc}")))
+    finally:
+        conn.close()
 
 
-def run_shares(fn: Callable[[C, S], R], context: C, shares: Sequence[S], method: StartMethod) -> list[R]:
-    """``[fn(context, share) for share in shares]``, with ``shares[1:]`` in worker processes meanwhile.
+def run_shares(
+    fn: Callable[[C, S], R], context: C, shares: Sequence[S], method: StartMethod, then: Callable[[list[R]], T]
+) -> T:
+    """``then([fn(context, share) for share in shares])``, with ``shares[1:]`` in worker processes meanwhile.
 
-    This process computes ``shares[0]`` itself while one worker per other share computes the rest, so no
-    process sits idle waiting. ``fn`` must be a module-level function; ``context`` reaches each worker once
-    (under fork without pickling), each share and result are pickled. A share whose worker fails (a broken
-    pool, for example a spawned worker that cannot import the caller's script) is computed here instead;
-    an exception raised by ``fn`` itself propagates as it would serially.
+    One worker process per share but the first, which this process computes itself meanwhile, so no
+    process sits idle. Each worker sends its result back (pickled) and exits; ``then`` runs on all results
+    while the workers' memory is released, and the workers are reaped afterwards. ``fn`` must be a
+    module-level function; under fork ``context`` and the share reach the worker without pickling. A worker
+    that dies without a result (killed, out of memory, or a spawned worker that cannot import the caller's
+    script) costs only time: its share is computed here. An exception raised by ``fn`` propagates, as it
+    would serially, with the worker's traceback as a note.
     """
     if len(shares) < 2:
-        return [fn(context, share) for share in shares]
+        return then([fn(context, share) for share in shares])
+    ctx = multiprocessing.get_context("fork") if method == "fork" else multiprocessing.get_context("spawn")
+    started: list[tuple[BaseProcess, Connection] | None] = []
+    for share in shares[1:]:
+        receiver, sender = ctx.Pipe(duplex=False)
+        try:
+            process = ctx.Process(target=_worker_main, args=(fn, context, share, sender), daemon=True)
+            process.start()
+        except OSError:  # no process to be had: this share is computed here
+            receiver.close()
+            started.append(None)
+            continue
+        finally:
+            sender.close()  # the worker holds its own end; EOF on ours then means it died
+        started.append((process, receiver))
     try:
-        executor = ProcessPoolExecutor(
-            len(shares) - 1,
-            mp_context=multiprocessing.get_context(method),
-            initializer=_set_context,
-            initargs=(context,),
-        )
-        futures = [executor.submit(_call_with_context, fn, share) for share in shares[1:]]
-    except (BrokenProcessPool, OSError):  # no processes to be had: everything here
-        return [fn(context, share) for share in shares]
-    with executor:
         out = [fn(context, shares[0])]
-        for future, share in zip(futures, shares[1:], strict=True):
-            try:
-                out.append(future.result())
-            except (BrokenProcessPool, OSError):
-                out.append(fn(context, share))
-    return out
+        for worker, share in zip(started, shares[1:], strict=True):
+            result = _NOTHING if worker is None else _received(worker[1])
+            out.append(fn(context, share) if result is _NOTHING else result)
+        return then(out)
+    finally:
+        for worker in started:
+            if worker is not None:
+                worker[1].close()
+                worker[0].join()
+
+
+_NOTHING: Any = object()
+
+
+def _received(receiver: Connection) -> Any:
+    """The worker's result, or :data:`_NOTHING` when it died without sending one."""
+    try:
+        status, value = receiver.recv()
+    except (EOFError, OSError):
+        return _NOTHING
+    if status == "error":
+        raise value
+    return value

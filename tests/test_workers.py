@@ -50,27 +50,27 @@ def test_start_method_forks_only_a_single_threaded_process() -> None:
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_shares_run_in_workers_and_here_in_order(method: workers.StartMethod) -> None:
-    out = workers.run_shares(_square_plus, 10, [1, 2, 3], method)
+    out = workers.run_shares(_square_plus, 10, [1, 2, 3], method, list)
     assert [v for v, _ in out] == [11, 14, 19]
     pids = [pid for _, pid in out]
     assert pids[0] == os.getpid()  # the first share is computed here, meanwhile
-    assert os.getpid() not in pids[1:]  # a worker done early may take the next share too
+    assert os.getpid() not in pids[1:] and len(set(pids)) == 3  # one worker process per other share
 
 
 def test_one_share_needs_no_worker() -> None:
-    assert workers.run_shares(_square_plus, 1, [4], "fork") == [(17, os.getpid())]
-    assert workers.run_shares(_square_plus, 1, [], "fork") == []
+    assert workers.run_shares(_square_plus, 1, [4], "fork", list) == [(17, os.getpid())]
+    assert workers.run_shares(_square_plus, 1, [], "fork", list) == []
 
 
 def test_a_dead_worker_costs_only_time() -> None:
-    assert workers.run_shares(_dies_in_a_worker, 100, [1, 2, 3], "fork") == [101, 102, 103]
+    assert workers.run_shares(_dies_in_a_worker, 100, [1, 2, 3], "fork", list) == [101, 102, 103]
 
 
 def test_an_error_in_a_share_propagates() -> None:
     # Raised in the worker (share 2) or here (share 2 first): the caller sees the share's own exception.
     for shares in ([1, 2], [2, 1]):
         with pytest.raises(ValueError, match="share 2 is bad"):
-            workers.run_shares(_raises_for_two, 0, shares, "fork")
+            workers.run_shares(_raises_for_two, 0, shares, "fork", list)
 
 
 def _where(context: None, share: int) -> bool:
@@ -78,5 +78,21 @@ def _where(context: None, share: int) -> bool:
 
 
 def test_a_share_knows_whether_it_runs_in_a_worker() -> None:
-    assert workers.run_shares(_where, None, [1, 2, 3], "fork") == [False, True, True]
+    assert workers.run_shares(_where, None, [1, 2, 3], "fork", list) == [False, True, True]
     assert not workers.in_worker()
+
+
+def _unpicklable_from_a_worker(context: None, share: int) -> object:
+    return (lambda: share) if workers.in_worker() else share
+
+
+def test_a_workers_exception_carries_its_traceback_and_an_unpicklable_result_is_an_error() -> None:
+    with pytest.raises(ValueError, match="share 2 is bad") as info:
+        workers.run_shares(_raises_for_two, 0, [1, 2], "fork", list)
+    assert any("raised in a worker process" in note and "_raises_for_two" in note for note in info.value.__notes__)
+    with pytest.raises(RuntimeError, match="in a worker process"):
+        workers.run_shares(_unpicklable_from_a_worker, None, [1, 2], "fork", list)
+
+
+def test_then_sees_every_result_in_share_order() -> None:
+    assert workers.run_shares(_square_plus, 0, [3, 1, 2], "fork", lambda out: [v for v, _ in out]) == [9, 1, 4]

@@ -401,7 +401,10 @@ def _outcomes(
     """
     items = list(zip(paths, rels, strict=True))
     shares = _contiguous_shares(items, worker_count(paths))
-    loads = workers.run_shares(_load_files, (fixture, pool), shares, workers.start_method())
+    return workers.run_shares(_load_files, (fixture, pool), shares, workers.start_method(), _concatenated)
+
+
+def _concatenated(loads: list[list[_Outcome]]) -> list[_Outcome]:
     return [outcome for load in loads for outcome in load]
 
 
