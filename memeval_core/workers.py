@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Final, Literal, TypeVar
@@ -51,15 +52,31 @@ _in_worker = False
 
 
 def in_worker() -> bool:
-    """Whether this process is a worker started by :func:`run_shares` (its results travel back pickled)."""
+    """Whether this process is a worker started by :func:`run_tasks` (its results travel back pickled)."""
     return _in_worker
 
 
-def _worker_main(fn: Callable[[Any, Any], Any], context: Any, share: Any, conn: Connection) -> None:
+def _taken(counter: Any, n: int) -> Iterator[int]:
+    """Task numbers, each handed to exactly one of the processes sharing ``counter``, until all ``n`` are out."""
+    while True:
+        with counter.get_lock():
+            i: int = counter.value
+            counter.value = i + 1
+        if i >= n:
+            return
+        yield i
+
+
+def _worker_main(
+    fn: Callable[[Any, Any], Any], context: Any, tasks: Sequence[Any], counter: Any, conn: Connection
+) -> None:
     global _in_worker
     _in_worker = True
     try:
-        result: tuple[str, Any] = ("ok", fn(context, share))
+        # Each result is pickled as soon as it is computed, so that the pickling counts in this process's
+        # share of the tasks (the others take more meanwhile) instead of trailing them all at the end.
+        done = {i: pickle.dumps(fn(context, tasks[i]), pickle.HIGHEST_PROTOCOL) for i in _taken(counter, len(tasks))}
+        result: tuple[str, Any] = ("ok", done)
     except BaseException as exc:  # every failure goes back to the caller, who re-raises it
         exc.add_note(f"raised in a worker process:\n{traceback.format_exc()}")
         result = ("error", exc)
@@ -68,63 +85,64 @@ def _worker_main(fn: Callable[[Any, Any], Any], context: Any, share: Any, conn: 
             conn.send(result)
         except OSError:
             return  # the caller is gone (it failed and closed its end): nobody to tell
-        except Exception as exc:  # an unpicklable exception still reaches the caller, as text
-            conn.send(("error", RuntimeError(f"{type(result[1]).__name__} in a worker process: {exc}")))
+        except Exception as exc:  # an unpicklable result or exception still reaches the caller, as text
+            conn.send(("error", RuntimeError(f"a worker process could not send its result: {exc}")))
     finally:
         conn.close()
 
 
-def run_shares(
-    fn: Callable[[C, S], R], context: C, shares: Sequence[S], method: StartMethod, then: Callable[[list[R]], T]
+def run_tasks(
+    fn: Callable[[C, S], R],
+    context: C,
+    tasks: Sequence[S],
+    workers: int,
+    method: StartMethod,
+    then: Callable[[list[R]], T],
 ) -> T:
-    """``then([fn(context, share) for share in shares])``, with ``shares[1:]`` in worker processes meanwhile.
+    """``then([fn(context, task) for task in tasks])``, the tasks spread over this process and ``workers`` more.
 
-    One worker process per share but the first, which this process computes itself meanwhile, so no
-    process sits idle. Each worker sends its result back (pickled) and exits; ``then`` runs on all results
-    while the workers' memory is released, and the workers are reaped afterwards. ``fn`` must be a
-    module-level function; under fork ``context`` and the share reach the worker without pickling. A worker
-    that dies without a result (killed, out of memory, or a spawned worker that cannot import the caller's
-    script) costs only time: its share is computed here. An exception raised by ``fn`` propagates, as it
-    would serially, with the worker's traceback as a note.
+    Every process takes the next task in order as soon as it is free (put the longest first), so none sits
+    idle while another has a backlog. Each worker sends all its results back at once (pickled) and exits;
+    ``then`` runs on the results in task order while the workers' memory is released, and the workers are
+    reaped afterwards. ``fn`` must be a module-level function; under fork ``context`` and the tasks reach the
+    workers without pickling. A worker that dies without sending (killed, out of memory, or a spawned worker
+    that cannot import the caller's script) costs only time: its tasks are computed here. An exception raised
+    by ``fn`` propagates, as it would serially, with the worker's traceback as a note.
     """
-    if len(shares) < 2:
-        return then([fn(context, share) for share in shares])
+    workers = min(workers, len(tasks) - 1)
+    if workers < 1:
+        return then([fn(context, task) for task in tasks])
     ctx = multiprocessing.get_context("fork") if method == "fork" else multiprocessing.get_context("spawn")
-    started: list[tuple[BaseProcess, Connection] | None] = []
-    for share in shares[1:]:
+    counter = ctx.Value("q", 0)
+    started: list[tuple[BaseProcess, Connection]] = []
+    for _ in range(workers):
         receiver, sender = ctx.Pipe(duplex=False)
         try:
-            process = ctx.Process(target=_worker_main, args=(fn, context, share, sender), daemon=True)
+            process = ctx.Process(target=_worker_main, args=(fn, context, tasks, counter, sender), daemon=True)
             process.start()
-        except OSError:  # no process to be had: this share is computed here
+        except OSError:  # no more processes to be had: the others (and this one) take the tasks
             receiver.close()
-            started.append(None)
-            continue
+            break
         finally:
             sender.close()  # the worker holds its own end; EOF on ours then means it died
         started.append((process, receiver))
     try:
-        out = [fn(context, shares[0])]
-        for worker, share in zip(started, shares[1:], strict=True):
-            result = _NOTHING if worker is None else _received(worker[1])
-            out.append(fn(context, share) if result is _NOTHING else result)
-        return then(out)
+        results = {i: fn(context, tasks[i]) for i in _taken(counter, len(tasks))}
+        for _, receiver in started:
+            results.update(_received(receiver))
+        return then([results[i] if i in results else fn(context, tasks[i]) for i in range(len(tasks))])
     finally:
-        for worker in started:
-            if worker is not None:
-                worker[1].close()
-                worker[0].join()
+        for child, pipe in started:
+            pipe.close()
+            child.join()
 
 
-_NOTHING: Any = object()
-
-
-def _received(receiver: Connection) -> Any:
-    """The worker's result, or :data:`_NOTHING` when it died without sending one."""
+def _received(receiver: Connection) -> dict[int, Any]:
+    """The worker's results by task number; none when it died without sending them."""
     try:
         status, value = receiver.recv()
     except (EOFError, OSError):
-        return _NOTHING
+        return {}
     if status == "error":
         raise value
-    return value
+    return {i: pickle.loads(blob) for i, blob in value.items()}

@@ -222,19 +222,6 @@ def test_dead_workers_fall_back_to_serial_scoring(pmb: Path, monkeypatch: pytest
     assert leaderboard.rows(load_pmb(pmb).runs) == leaderboard.rows(serial.runs)
 
 
-def test_shares_are_neighbours_of_about_equal_bytes(tmp_path: Path) -> None:
-    items = []
-    for i, size in enumerate((100, 100, 100, 100, 400, 10, 10)):
-        (tmp_path / f"{i}.json").write_bytes(b" " * size)
-        items.append((tmp_path / f"{i}.json", f"{i}.json"))
-    assert [[rel for _, rel in s] for s in ingest._contiguous_shares(items, 2)] == [
-        ["0.json", "1.json", "2.json", "3.json"],
-        ["4.json", "5.json", "6.json"],
-    ]
-    assert ingest._contiguous_shares(items, 1) == [items]
-    assert ingest._contiguous_shares([], 3) == []
-
-
 def test_worker_count_stays_serial_for_small_loads_or_when_told(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = list(ingest.iter_json_files(pmb))
     monkeypatch.setenv(ingest.WORKERS_ENV, "4")

@@ -54,22 +54,27 @@ def test_shared_data_in_workers_equals_the_serial_load(n: int, monkeypatch: pyte
     assert len(serial.runs) >= 20 and serial.locomo is not None and len(serial.disputed) == 156
 
 
-def test_shares_follow_folders_and_sizes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for folder, n in (("big", 400), ("mid", 200), ("small", 50), ("tiny", 10)):
+def test_tasks_are_folders_largest_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for folder, n in (("mid", 200), ("big", 400), ("tiny", 10), ("small", 50)):
         _write(tmp_path / folder / "run.json", _items(n))
+    _write(tmp_path / "big" / "more.json", _items(5))
     files = [(i, p.relative_to(tmp_path).as_posix()) for i, p in enumerate(ingest.iter_files(tmp_path))]
-    monkeypatch.setenv(WORKERS_ENV, "2")
-    shares, _ = ingest._plan_shares(tmp_path, files)
-    assert shares == [files]  # far below the size from which workers pay off
+    monkeypatch.setenv(WORKERS_ENV, "3")
+    assert ingest._plan_tasks(tmp_path, files)[:2] == ([files], 0)  # far below the size from which workers pay
     monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
-    shares, _ = ingest._plan_shares(tmp_path, files)
-    # Largest folder first, each to the lighter share; every share in the whole load's order.
-    assert [[rel for _, rel in s] for s in shares] == [
-        ["big/run.json"],
-        ["mid/run.json", "small/run.json", "tiny/run.json"],
+    tasks, n_workers, _ = ingest._plan_tasks(tmp_path, files)
+    assert [[rel for _, rel in t] for t in tasks] == [
+        ["big/more.json", "big/run.json"],
+        ["mid/run.json"],
+        ["small/run.json"],
+        ["tiny/run.json"],
     ]
+    assert n_workers == 2  # three processes in all
+    # A folder that weighs nothing (the dataset, parsed before the split) goes last.
+    tasks, _, _ = ingest._plan_tasks(tmp_path, files, dataset_rel="big/run.json")
+    assert [t[0][1] for t in tasks] == ["mid/run.json", "small/run.json", "tiny/run.json", "big/more.json"]
     monkeypatch.setenv(WORKERS_ENV, "1")
-    assert ingest._plan_shares(tmp_path, files)[0] == [files]
+    assert ingest._plan_tasks(tmp_path, files)[:2] == ([files], 0)
 
 
 def test_errors_skips_and_duplicates_keep_the_serial_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

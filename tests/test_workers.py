@@ -1,10 +1,12 @@
-"""Worker processes: how many, how they start, and shares computed beside this process."""
+"""Worker processes: how many, how they start, and tasks shared between them and this process."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import threading
+import time
 
 import pytest
 
@@ -48,51 +50,71 @@ def test_start_method_forks_only_a_single_threaded_process() -> None:
         t.join()
 
 
+def _slow_square(context: float, task: int) -> tuple[int, int]:
+    time.sleep(context)
+    return task * task, os.getpid()
+
+
 @pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_shares_run_in_workers_and_here_in_order(method: workers.StartMethod) -> None:
-    out = workers.run_shares(_square_plus, 10, [1, 2, 3], method, list)
-    assert [v for v, _ in out] == [11, 14, 19]
-    pids = [pid for _, pid in out]
-    assert pids[0] == os.getpid()  # the first share is computed here, meanwhile
-    assert os.getpid() not in pids[1:] and len(set(pids)) == 3  # one worker process per other share
+def test_tasks_run_in_workers_and_here_in_order(method: workers.StartMethod) -> None:
+    # Each task takes a while, so that the workers get some before this process has done them all
+    # (a forked worker starts within milliseconds, a spawned one after its imports, about a second).
+    pause, n = (0.1, 8) if method == "fork" else (0.4, 16)
+    out = workers.run_tasks(_slow_square, pause, list(range(n)), 2, method, list)
+    assert [v for v, _ in out] == [i * i for i in range(n)]
+    pids = {pid for _, pid in out}
+    assert os.getpid() in pids and len(pids) >= 2 and len(pids) <= 3
 
 
-def test_one_share_needs_no_worker() -> None:
-    assert workers.run_shares(_square_plus, 1, [4], "fork", list) == [(17, os.getpid())]
-    assert workers.run_shares(_square_plus, 1, [], "fork", list) == []
+def test_few_tasks_need_no_worker() -> None:
+    assert workers.run_tasks(_square_plus, 1, [4], 3, "fork", list) == [(17, os.getpid())]
+    assert workers.run_tasks(_square_plus, 1, [], 3, "fork", list) == []
+    assert workers.run_tasks(_square_plus, 1, [1, 2], 0, "fork", list) == [(2, os.getpid()), (5, os.getpid())]
 
 
 def test_a_dead_worker_costs_only_time() -> None:
-    assert workers.run_shares(_dies_in_a_worker, 100, [1, 2, 3], "fork", list) == [101, 102, 103]
+    assert workers.run_tasks(_dies_in_a_worker, 100, list(range(8)), 2, "fork", list) == list(range(100, 108))
 
 
 def test_an_error_in_a_share_propagates() -> None:
     # Raised in the worker (share 2) or here (share 2 first): the caller sees the share's own exception.
     for shares in ([1, 2], [2, 1]):
         with pytest.raises(ValueError, match="share 2 is bad"):
-            workers.run_shares(_raises_for_two, 0, shares, "fork", list)
+            workers.run_tasks(_raises_for_two, 0, shares, 1, "fork", list)
 
 
-def _where(context: None, share: int) -> bool:
+def _where(context: float, task: int) -> bool:
+    time.sleep(context)
     return workers.in_worker()
 
 
-def test_a_share_knows_whether_it_runs_in_a_worker() -> None:
-    assert workers.run_shares(_where, None, [1, 2, 3], "fork", list) == [False, True, True]
+def test_a_task_knows_whether_it_runs_in_a_worker() -> None:
+    where = workers.run_tasks(_where, 0.1, list(range(8)), 1, "fork", list)
+    assert True in where and False in where
     assert not workers.in_worker()
 
 
-def _unpicklable_from_a_worker(context: None, share: int) -> object:
-    return (lambda: share) if workers.in_worker() else share
+def _raises_in_a_worker(context: float, task: int) -> int:
+    time.sleep(context)
+    if workers.in_worker():
+        raise ValueError(f"task {task} is bad in a worker")
+    return task
+
+
+def _unpicklable_from_a_worker(context: float, task: int) -> object:
+    time.sleep(context)
+    return (lambda: task) if workers.in_worker() else task
 
 
 def test_a_workers_exception_carries_its_traceback_and_an_unpicklable_result_is_an_error() -> None:
-    with pytest.raises(ValueError, match="share 2 is bad") as info:
-        workers.run_shares(_raises_for_two, 0, [1, 2], "fork", list)
-    assert any("raised in a worker process" in note and "_raises_for_two" in note for note in info.value.__notes__)
-    with pytest.raises(RuntimeError, match="in a worker process"):
-        workers.run_shares(_unpicklable_from_a_worker, None, [1, 2], "fork", list)
+    with pytest.raises(ValueError, match="bad in a worker") as info:
+        workers.run_tasks(_raises_in_a_worker, 0.1, list(range(8)), 1, "fork", list)
+    assert any("raised in a worker process" in note and "_raises_in_a_worker" in note for note in info.value.__notes__)
+    with pytest.raises((AttributeError, pickle.PicklingError), match="pickle") as info:
+        workers.run_tasks(_unpicklable_from_a_worker, 0.1, list(range(8)), 1, "fork", list)
+    assert any("raised in a worker process" in note for note in info.value.__notes__)
 
 
-def test_then_sees_every_result_in_share_order() -> None:
-    assert workers.run_shares(_square_plus, 0, [3, 1, 2], "fork", lambda out: [v for v, _ in out]) == [9, 1, 4]
+def test_then_sees_every_result_in_task_order() -> None:
+    got = workers.run_tasks(_slow_square, 0.02, [3, 1, 2, 5, 4], 1, "fork", lambda out: [v for v, _ in out])
+    assert got == [9, 1, 4, 25, 16]

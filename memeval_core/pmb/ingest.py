@@ -356,56 +356,30 @@ def worker_count(paths: Sequence[Path]) -> int:
     wanted = workers.wanted_workers()
     if wanted <= 1 or len(paths) < 2:
         return 1
-    total = sum(_sizes(paths))
+    total = 0
+    for p in paths:
+        try:
+            total += p.stat().st_size
+        except OSError:
+            continue  # reading it reports the problem
     return min(wanted, len(paths)) if total >= PARALLEL_MIN_BYTES[workers.start_method()] else 1
 
 
-def _sizes(paths: Sequence[Path]) -> list[int]:
-    out = []
-    for p in paths:
-        try:
-            out.append(p.stat().st_size)
-        except OSError:
-            out.append(0)  # reading it reports the problem
-    return out
-
-
-def _contiguous_shares(items: Sequence[tuple[Path, str]], n: int) -> list[list[tuple[Path, str]]]:
-    """``items`` cut into ``n`` runs of neighbours with about equal bytes each (so outcomes stay in file order)."""
-    sizes = _sizes([path for path, _ in items])
-    total = sum(sizes) or 1
-    shares: list[list[tuple[Path, str]]] = [[] for _ in range(n)]
-    done = 0
-    for item, size in zip(items, sizes, strict=True):
-        # By the file's middle byte, so that a large file lands in the share holding most of it.
-        shares[min(n - 1, (2 * done + size) * n // (2 * total))].append(item)
-        done += size
-    return [share for share in shares if share]
-
-
-def _load_files(context: tuple[PmbFixture | None, StringPool], share: Sequence[tuple[Path, str]]) -> list[_Outcome]:
-    """The outcomes of a share of the files. Here, text goes into the load's pool; a worker's runs carry pools
-    of their own (recoded into the load's pool on arrival)."""
+def _load_one(context: tuple[PmbFixture | None, StringPool], item: tuple[Path, str]) -> _Outcome:
+    """One file's outcome. Here, text goes into the load's pool; a worker's runs carry pools of their own
+    (recoded into the load's pool on arrival)."""
     fixture, pool = context
-    own = None if workers.in_worker() else pool
-    return [_load_file(path, rel, fixture, own) for path, rel in share]
+    return _load_file(item[0], item[1], fixture, None if workers.in_worker() else pool)
 
 
 def _outcomes(
     paths: Sequence[Path], rels: Sequence[str], fixture: PmbFixture | None, pool: StringPool
 ) -> list[_Outcome]:
-    """Every file's outcome, in file order; scored in worker processes when the load is large enough.
-
-    The files are cut into one share of neighbours per worker, the first scored here meanwhile (see
-    :func:`memeval_core.workers.run_shares`, which also says how workers start and what happens when they die).
-    """
+    """Every file's outcome, in file order; scored in worker processes too when the load is large enough
+    (see :func:`memeval_core.workers.run_tasks`, which also says how workers start and what happens when
+    they die)."""
     items = list(zip(paths, rels, strict=True))
-    shares = _contiguous_shares(items, worker_count(paths))
-    return workers.run_shares(_load_files, (fixture, pool), shares, workers.start_method(), _concatenated)
-
-
-def _concatenated(loads: list[list[_Outcome]]) -> list[_Outcome]:
-    return [outcome for load in loads for outcome in load]
+    return workers.run_tasks(_load_one, (fixture, pool), items, worker_count(paths) - 1, workers.start_method(), list)
 
 
 def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:

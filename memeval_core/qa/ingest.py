@@ -491,14 +491,9 @@ def _classify(
 PARALLEL_MIN_BYTES: dict[workers.StartMethod, int] = {"fork": 16 * 2**20, "spawn": 64 * 2**20}
 """Bytes of result files from which a load spreads over worker processes, by how they start.
 
-A forked worker starts in milliseconds (run_shares costs about 10 ms in all); a spawned one imports memeval
+A forked worker starts in milliseconds (about 10 ms for run_tasks in all); a spawned one imports memeval
 first (about a second). On 2 cores the 14 MB of cognitive-memory results loaded in 0.16-0.18 s in two
 processes against 0.18-0.28 s in one."""
-
-WORKER_COST = 1.3
-"""How much a byte costs in a worker relative to this process: a worker also pickles its runs and sends them
-back (about 12% on top). Over six alternating loads of the shared data on 2 cores, 1.3 gave a median of
-0.60 s against 0.70 s at 1.0 (0.62 s at 1.5, 0.57 s at 1.8; the machine is noisy)."""
 
 Key = tuple[Any, ...]
 """Where the serial load lists an item: (step, file number, ...); see :func:`_load_share`."""
@@ -581,9 +576,10 @@ def _load_qa(results: Path, datasets: Path | None) -> QaLoad:
             except IngestError as exc:
                 head.append(exc)
 
-    shares, method = _plan_shares(results, files, dataset_rel)
+    tasks, n_workers, method = _plan_tasks(results, files, dataset_rel)
     context = _Context(results, root_name, ds, dataset_rel)
-    return workers.run_shares(_load_share, context, shares, method, partial(_combine, context, files, shares, head))
+    combine = partial(_combine, context, files, tasks, head)
+    return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine)
 
 
 def _combine(
@@ -621,19 +617,19 @@ def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source 
     return None
 
 
-def _plan_shares(
+def _plan_tasks(
     results: Path, files: list[tuple[int, str]], dataset_rel: str | None = None
-) -> tuple[list[list[tuple[int, str]]], workers.StartMethod]:
-    """The files split by folder into one share per process, or one share.
+) -> tuple[list[list[tuple[int, str]]], int, workers.StartMethod]:
+    """The files as tasks, how many worker processes share them with this one, and how workers start.
 
-    Folders go by size, largest first, each to the share that would be done with it first; a worker's bytes
-    count :data:`WORKER_COST` times (its results still travel back). ``dataset_rel`` costs nothing: it is
-    parsed before the split.
+    Large loads: one task per folder (a folder's shards and zep pairs stay together), largest first, so
+    that the longest tasks start first. Otherwise one task and no worker. ``dataset_rel`` weighs nothing:
+    it is parsed before the split.
     """
     method = workers.start_method()
     wanted = workers.wanted_workers()
     if wanted <= 1:
-        return [files], method
+        return [files], 0, method
     sizes: dict[str, int] = {}
     by_folder: dict[str, list[tuple[int, str]]] = {}
     for i, rel in files:
@@ -644,22 +640,17 @@ def _plan_shares(
         except OSError:
             continue
         sizes[folder] = sizes.get(folder, 0) + size
-    n = min(wanted, len(by_folder))
-    if n <= 1 or sum(sizes.values()) < PARALLEL_MIN_BYTES[method]:
-        return [files], method
-    shares: list[list[tuple[int, str]]] = [[] for _ in range(n)]
-    cost = [1.0] + [WORKER_COST] * (n - 1)
-    loads = [0.0] * n
-    for folder in sorted(by_folder, key=lambda f: (-sizes.get(f, 0), f)):
-        size = sizes.get(folder, 0)
-        k = min(range(n), key=lambda j: loads[j] + size * cost[j])  # where it would be done first
-        shares[k].extend(by_folder[folder])
-        loads[k] += size * cost[k]
-    return [sorted(share) for share in shares if share], method
+    if len(by_folder) < 2 or sum(sizes.values()) < PARALLEL_MIN_BYTES[method]:
+        return [files], 0, method
+    tasks = [by_folder[f] for f in sorted(by_folder, key=lambda f: (-sizes.get(f, 0), f))]
+    return tasks, min(wanted, len(tasks)) - 1, method
 
 
 def _shares_interact(shares: Sequence[Sequence[tuple[int, str]]], loads: Sequence[_ShareLoad]) -> bool:
-    """Whether a share's mapping named, or its side-car metadata came from, another share's file."""
+    """Whether a share's mapping named, or its side-car metadata came from, another share's file.
+
+    Each share (task) was loaded on its own, so only such a reach across shares can differ from the whole load.
+    """
     owner = {rel: k for k, share in enumerate(shares) for _, rel in share}
     result_files = frozenset().union(*(load.result_files for load in loads))
     for k, load in enumerate(loads):
