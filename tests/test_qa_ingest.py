@@ -70,3 +70,30 @@ def test_bad_files_do_not_stop_the_others(tmp_path: Path) -> None:
     assert [e.file for e in load.errors] == ["empty.json"]
     assert [s.file for s in load.skipped] == ["notes.json"]
     assert len(load.runs) == 1 and load.runs[0].score.accuracy == 1.0
+
+
+def test_side_cars_are_listed_and_parsed_once_per_load(tmp_path: Path) -> None:
+    from memeval_core.qa import ingest
+
+    items = [{"question": f"q{i}?", "answer": "a", "response": "a", "category": 1, "llm_score": 1} for i in range(5)]
+    for name in ("conv0_eval.json", "conv1_eval.json"):
+        (tmp_path / "sys" / "results").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "sys" / "results" / name).write_text(json.dumps(items))
+    (tmp_path / "sys" / "config").mkdir()
+    (tmp_path / "sys" / "config" / "settings.json").write_text(json.dumps({"judge_model": "gpt-j", "top_k": 9}))
+    (tmp_path / "sys" / "config" / "broken.json").write_text("{")
+    load = load_qa(tmp_path)
+    assert {(r.run.run.judge_models[0], r.run.run.top_k) for r in load.runs} == {("gpt-j", 9)}
+    assert all(r.run.run.metadata_sources == ["sys/config/settings.json"] for r in load.runs)
+
+    cache = ingest.SidecarCache()
+    results = {"sys/results/conv0_eval.json", "sys/results/conv1_eval.json"}
+    for r in load.runs:
+        meta = r.run.run.model_copy(update={"judge_models": [], "top_k": None, "metadata_sources": []})
+        bare = r.run.model_copy(update={"run": meta})
+        filled = ingest.fill_from_sidecars(bare, "sys/results/conv0_eval.json", tmp_path, results, cache)
+        assert filled.run.judge_models == ["gpt-j"] and filled.run.top_k == 9
+    # Both runs read the one folder listing and the one file, each once; the broken file is remembered as such.
+    config = tmp_path / "sys" / "config"
+    assert list(cache.parsed) == [config / "broken.json", config / "settings.json"]
+    assert cache.parsed[config / "broken.json"] is ingest._BROKEN

@@ -19,7 +19,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -229,25 +229,70 @@ def _dig(obj: Any, path: tuple[str, ...]) -> Any:
     return obj
 
 
-def _sidecar_candidates(rel: str, root: Path, result_files: set[str]) -> Iterator[tuple[str, Path]]:
+@dataclass
+class SidecarCache:
+    """What side-car lookups of one load have read: runs of one folder share the same neighbours."""
+
+    listings: dict[Path, list[tuple[str, int]]] = field(default_factory=dict)
+    """Folder -> (name, size) of its ``*.json`` files, sorted by name; empty for a missing folder."""
+    parsed: dict[Path, Any] = field(default_factory=dict)
+    """File -> its parsed content, or :data:`_BROKEN` when it could not be read or parsed."""
+
+
+_BROKEN = object()
+
+
+def _listing(directory: Path, cache: SidecarCache) -> list[tuple[str, int]]:
+    hit = cache.listings.get(directory)
+    if hit is None:
+        hit = []
+        if directory.is_dir():
+            for p in sorted(directory.glob("*.json")):
+                try:
+                    hit.append((p.name, p.stat().st_size))
+                except OSError:
+                    continue
+        cache.listings[directory] = hit
+    return hit
+
+
+def _parsed(path: Path, cache: SidecarCache) -> Any:
+    hit = cache.parsed.get(path, None)
+    if hit is None:
+        try:
+            raw = path.read_bytes()
+            hit = orjson.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+        except (OSError, ValueError, RecursionError):  # a broken sidecar only means no metadata from it
+            hit = _BROKEN
+        cache.parsed[path] = hit
+    return hit
+
+
+def _sidecar_candidates(
+    rel: str, root: Path, result_files: set[str], cache: SidecarCache
+) -> Iterator[tuple[str, Path]]:
     """Small non-result JSON files in the result's folder and up to two folders up (and their ``config/``)."""
     folder = PurePosixPath(rel).parent
     for _ in range(3):
         for sub in (folder, folder / "config"):
             directory = root / sub
-            if not directory.is_dir():
-                continue
-            for p in sorted(directory.glob("*.json")):
-                prel = (sub / p.name).as_posix()
-                if prel not in result_files and p.stat().st_size <= SIDECAR_MAX_BYTES:
-                    yield prel, p
+            for name, size in _listing(directory, cache):
+                prel = (sub / name).as_posix()
+                if prel not in result_files and size <= SIDECAR_MAX_BYTES:
+                    yield prel, directory / name
         if folder == PurePosixPath("."):
             break
         folder = folder.parent
 
 
-def fill_from_sidecars(run: QaRun, rel: str, root: Path, result_files: set[str]) -> QaRun:
-    """Fill answer model, judge model and top-k the run does not state from nearby configuration files."""
+def fill_from_sidecars(
+    run: QaRun, rel: str, root: Path, result_files: set[str], cache: SidecarCache | None = None
+) -> QaRun:
+    """Fill answer model, judge model and top-k the run does not state from nearby configuration files.
+
+    ``cache``: shared by the runs of one load, so that each folder is listed and each file parsed once.
+    """
+    cache = SidecarCache() if cache is None else cache
     meta = run.run
     want = {
         "answer_model": meta.answer_model is None,
@@ -256,13 +301,11 @@ def fill_from_sidecars(run: QaRun, rel: str, root: Path, result_files: set[str])
     }
     found: dict[str, Any] = {}
     sources: list[str] = []
-    for prel, path in _sidecar_candidates(rel, root, result_files):
+    for prel, path in _sidecar_candidates(rel, root, result_files, cache):
         if not any(want[k] and k not in found for k in want):
             break
-        try:
-            raw = path.read_bytes()
-            data = orjson.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
-        except (OSError, ValueError, RecursionError):  # a broken sidecar only means no metadata from it
+        data = _parsed(path, cache)
+        if data is _BROKEN:
             continue
         used = False
         for key, paths in _SIDECAR_KEYS.items():
@@ -772,7 +815,10 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
         result_files = {rel for _, _, rel in imported} | {r.rel for r in responses}
         del sources, by_rel, singles, grades, responses, mappings  # the parsed documents are no longer needed
 
-        joined = [_join_locomo(fill_from_sidecars(run, rel, results, result_files), ds) for _, run, rel in imported]
+        sidecars = SidecarCache()
+        joined = [
+            _join_locomo(fill_from_sidecars(run, rel, results, result_files, sidecars), ds) for _, run, rel in imported
+        ]
         out: list[_ScoredRun] = []
         for run, report, shard_files, (group, own) in merge_shards(joined):
             score = score_run(run)
