@@ -7,6 +7,7 @@ and the start-method rule; each decides for itself from how many bytes parallel 
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -78,7 +79,8 @@ def _worker_main(
         done = {i: pickle.dumps(fn(context, tasks[i]), pickle.HIGHEST_PROTOCOL) for i in _taken(counter, len(tasks))}
         result: tuple[str, Any] = ("ok", done)
     except BaseException as exc:  # every failure goes back to the caller, who re-raises it
-        exc.add_note(f"raised in a worker process:\n{traceback.format_exc()}")
+        with contextlib.suppress(AttributeError, TypeError):  # a frozen dataclass exception takes no note
+            exc.add_note(f"raised in a worker process:\n{traceback.format_exc()}")
         result = ("error", exc)
     try:
         try:
@@ -105,33 +107,47 @@ def run_tasks(
     idle while another has a backlog. Each worker sends all its results back at once (pickled) and exits;
     ``then`` runs on the results in task order while the workers' memory is released, and the workers are
     reaped afterwards. ``fn`` must be a module-level function; under fork ``context`` and the tasks reach the
-    workers without pickling. A worker that dies without sending (killed, out of memory, or a spawned worker
-    that cannot import the caller's script) costs only time: its tasks are computed here. An exception raised
-    by ``fn`` propagates, as it would serially, with the worker's traceback as a note.
+    workers without pickling. Inside a daemonic process (a ``multiprocessing.Pool`` worker), which may not
+    start processes, everything runs here.
+
+    A worker that dies without sending (killed, out of memory, or a spawned worker that cannot import the
+    caller's script) costs only time: its tasks are computed here. An exception raised by ``fn`` propagates,
+    with a worker's traceback as a note; the remaining workers are stopped at once. When several tasks fail,
+    which of their exceptions propagates is not defined (serially, the first task's would).
     """
     workers = min(workers, len(tasks) - 1)
-    if workers < 1:
+    if workers < 1 or multiprocessing.current_process().daemon:
         return then([fn(context, task) for task in tasks])
     ctx = multiprocessing.get_context("fork") if method == "fork" else multiprocessing.get_context("spawn")
     counter = ctx.Value("q", 0)
     started: list[tuple[BaseProcess, Connection]] = []
-    for _ in range(workers):
-        receiver, sender = ctx.Pipe(duplex=False)
-        try:
-            process = ctx.Process(target=_worker_main, args=(fn, context, tasks, counter, sender), daemon=True)
-            process.start()
-        except OSError:  # no more processes to be had: the others (and this one) take the tasks
-            receiver.close()
-            break
-        finally:
-            sender.close()  # the worker holds its own end; EOF on ours then means it died
-        started.append((process, receiver))
+    finished = False
     try:
+        for _ in range(workers):
+            receiver, sender = ctx.Pipe(duplex=False)
+            try:
+                process = ctx.Process(target=_worker_main, args=(fn, context, tasks, counter, sender), daemon=True)
+                process.start()
+            except OSError:  # no more processes to be had: the others (and this one) take the tasks
+                receiver.close()
+                break
+            finally:
+                sender.close()  # the worker holds its own end; EOF on ours then means it died
+            started.append((process, receiver))
         results = {i: fn(context, tasks[i]) for i in _taken(counter, len(tasks))}
         for _, receiver in started:
             results.update(_received(receiver))
-        return then([results[i] if i in results else fn(context, tasks[i]) for i in range(len(tasks))])
+        value = then([results[i] if i in results else fn(context, tasks[i]) for i in range(len(tasks))])
+        finished = True
+        return value
     finally:
+        if not finished:
+            # Something failed here or in a worker: the others must not wait to deliver results that nobody
+            # will read (a blocked send never notices, as later workers share the read ends), so stop them.
+            with counter.get_lock():
+                counter.value = len(tasks)
+            for child, _ in started:
+                child.terminate()
         for child, pipe in started:
             pipe.close()
             child.join()
@@ -143,6 +159,8 @@ def _received(receiver: Connection) -> dict[int, Any]:
         status, value = receiver.recv()
     except (EOFError, OSError):
         return {}
+    except Exception as exc:  # sent, but not rebuildable here (an exception class with other arguments)
+        raise RuntimeError(f"a worker process sent something that cannot be read back: {exc!r}") from exc
     if status == "error":
         raise value
     return {i: pickle.loads(blob) for i, blob in value.items()}

@@ -144,3 +144,17 @@ def test_dataset_among_the_results_is_parsed_once_and_shared(tmp_path: Path, mon
     assert serial.locomo is not None and all(r.join is not None for r in serial.runs)
     assert ("locomo/locomo10.json", "LoCoMo dataset (join target)") in [(s.file, s.reason) for s in serial.skipped]
     _same(serial, _load(tmp_path, 2, monkeypatch))
+
+
+def test_skips_follow_the_steps_of_the_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Zep responses without grades are settled before single-file runs are imported, whatever the paths.
+    item = {"question_id": "q1", "question": "q?", "llm_judgments": {}}
+    unjudged = {"detailed_results": {"locomo_exp_user_0": [item]}}
+    responses = {"locomo_experiment_user_0": [{"question": "q", "answer": "a", "golden_answer": "g", "duration_ms": 5}]}
+    _write(tmp_path / "a_ever" / "unjudged.json", unjudged)
+    _write(tmp_path / "z_zep" / "responses.json", responses)
+    serial = _load(tmp_path, 1, monkeypatch)
+    assert [s.file for s in serial.skipped] == ["z_zep/responses.json", "a_ever/unjudged.json"]
+    assert "without a matching grades file" in serial.skipped[0].reason
+    assert "without judge verdicts" in serial.skipped[1].reason
+    _same(serial, _load(tmp_path, 2, monkeypatch))

@@ -373,3 +373,15 @@ def test_gc_paused_leaves_what_it_allocated_to_the_full_collection() -> None:
 def test_load_leaves_the_collector_on(tmp_path: Path) -> None:
     load_qa(tmp_path)
     assert gc.isenabled()
+
+
+def test_gc_paused_leaves_objects_the_host_froze_alone() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with gc_paused():
+            _ = [[i] for i in range(1_000)]
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

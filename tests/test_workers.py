@@ -5,12 +5,15 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
 from memeval_core import workers
+from memeval_core.errors import IngestError
 
 
 def _square_plus(context: int, share: int) -> tuple[int, int]:
@@ -118,3 +121,69 @@ def test_a_workers_exception_carries_its_traceback_and_an_unpicklable_result_is_
 def test_then_sees_every_result_in_task_order() -> None:
     got = workers.run_tasks(_slow_square, 0.02, [3, 1, 2, 5, 4], 1, "fork", lambda out: [v for v, _ in out])
     assert got == [9, 1, 4, 25, 16]
+
+
+_HANG_CHECK = """
+import os, sys, time
+from memeval_core import workers
+
+def fn(context, task):
+    if workers.in_worker():
+        if context == "worker fails" and task % 2:
+            raise KeyError("worker fails")
+        return b"x" * 2_000_000  # far more than a pipe buffer: the send blocks until someone reads
+    time.sleep(0.3)
+    if context == "here fails":
+        raise ValueError("here fails")
+    return b""
+
+t = time.perf_counter()
+try:
+    workers.run_tasks(fn, sys.argv[1], list(range(6)), 2, "fork", list)
+except (ValueError, KeyError) as exc:
+    print(type(exc).__name__, round(time.perf_counter() - t, 1))
+"""
+
+
+@pytest.mark.parametrize("case", ["here fails", "worker fails"])
+def test_a_failure_stops_the_workers_instead_of_waiting_for_them(case: str) -> None:
+    # Workers blocked on sending a large result to a caller that has failed must not hang the caller.
+    done = subprocess.run(
+        [sys.executable, "-c", _HANG_CHECK, case], capture_output=True, text=True, timeout=60, check=True
+    )
+    name, seconds = done.stdout.split()
+    assert name == ("ValueError" if case == "here fails" else "KeyError") and float(seconds) < 10, done.stderr
+
+
+def _in_a_daemon(n: int) -> list[tuple[int, int]]:
+    return workers.run_tasks(_square_plus, 0, list(range(n)), 2, "fork", list)
+
+
+def test_a_daemonic_process_runs_every_task_itself() -> None:
+    # A multiprocessing.Pool worker may not start processes of its own.
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        out = pool.apply(_in_a_daemon, (5,))
+    assert [v for v, _ in out] == [0, 1, 4, 9, 16] and len({pid for _, pid in out}) == 1
+
+
+class _TwoArgsError(Exception):
+    def __init__(self, a: str, b: str) -> None:
+        super().__init__(a)  # pickles as _TwoArgsError(a): it cannot be rebuilt on the other side
+
+
+def _fails_oddly_in_a_worker(context: float, task: int) -> int:
+    time.sleep(context)
+    if workers.in_worker():
+        if task % 2:
+            raise IngestError("f.json", "$", "boom")  # a frozen dataclass: it takes no note
+        raise _TwoArgsError("odd", "exception")
+    return task
+
+
+def test_worker_exceptions_that_take_no_note_or_cannot_be_rebuilt() -> None:
+    with pytest.raises((IngestError, RuntimeError)) as info:
+        workers.run_tasks(_fails_oddly_in_a_worker, 0.1, list(range(8)), 1, "fork", list)
+    if isinstance(info.value, RuntimeError):
+        assert "cannot be read back" in str(info.value) and "_TwoArgsError" in str(info.value)
+    else:
+        assert str(info.value) == "f.json: $: boom"

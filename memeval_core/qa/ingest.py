@@ -709,8 +709,8 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
     """Read, recognise, import, join, merge and score these files (numbered in the whole load's order).
 
     Keys give each error, skip and run its place in the serial order: (0, file) reading and recognising,
-    (1, file) disputed lists, (2, file) mappings, (3, file) zep grades, (4, file) single-file runs,
-    (5, file) unmatched zep responses, (6, path) CSV files; an imported run adds its number within the file.
+    (1, file) disputed lists, (2, file) mappings, (3, file) zep grades, (4, file) unmatched zep responses,
+    (5, file) single-file runs, (6, path) CSV files; an imported run adds its number within the file.
     """
     with gc_paused():
         results, ds = context.results, context.ds
@@ -804,13 +804,13 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
                 used_responses.add(partner.rel)
             run_importer((3, number[g.rel]), g.rel, partial(zep.load, g, partner))
         skipped.extend(
-            ((5, number[r.rel]), Skipped(r.rel, "zep responses without a matching grades file (no verdicts)"))
+            ((4, number[r.rel]), Skipped(r.rel, "zep responses without a matching grades file (no verdicts)"))
             for r in responses
             if r.rel not in used_responses
         )
         for src, load in singles:
             if src.rel not in consumed:
-                run_importer((4, number[src.rel]), src.rel, partial(load, src))
+                run_importer((5, number[src.rel]), src.rel, partial(load, src))
         skipped.extend(((6, p), Skipped(p, "CSV without a mapping file naming it")) for p in csv_paths - consumed)
         result_files = {rel for _, _, rel in imported} | {r.rel for r in responses}
         del sources, by_rel, singles, grades, responses, mappings  # the parsed documents are no longer needed

@@ -42,11 +42,13 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            # Everything allocated meanwhile still counts as young: the first allocation after gc.enable()
-            # would traverse all of it (tens of ms after a load). Moving it to the oldest generation leaves
-            # it to the next full collection, as survivors of the young ones would be anyway.
-            gc.freeze()
-            gc.unfreeze()
+            if not gc.get_freeze_count():
+                # Everything allocated meanwhile still counts as young: the first allocation after
+                # gc.enable() would traverse all of it (tens of ms after a load). Moving it to the oldest
+                # generation leaves it to the next full collection, as survivors of the young ones would
+                # be anyway. (Skipped when the host froze objects itself: unfreeze would thaw them too.)
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
