@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from memeval_core import leaderboard, workers
+from memeval_core import leaderboard
 from memeval_core.pmb import ingest
 from memeval_core.pmb.ingest import PmbLoad, load_pmb, sniff
 from tests._data import PMB_DIR, require
@@ -183,26 +182,19 @@ def test_explicit_fixtures_dir(tmp_path: Path, pmb: Path) -> None:
     assert [r.aggregate.passed for r in load.runs] == [77]
 
 
-def _die_in_worker(load_file: Callable[..., Any]) -> Callable[..., Any]:
-    def load(*args: Any) -> Any:
-        if workers.in_worker():
-            os._exit(3)  # killed mid-task (out of memory, a signal)
-        return load_file(*args)
-
-    return load
+def _die(path: Path, rel: str) -> None:
+    os._exit(3)
 
 
 def _every_case(load: PmbLoad) -> list[tuple[str, tuple[object, ...]]]:
     return [(r.identity.run_id, r.cases) for r in load.runs]
 
 
-@pytest.mark.parametrize("n", [2, 3])
-def test_parallel_scoring_gives_the_serial_result(n: int, pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ingest.WORKERS_ENV, "1")
+def test_parallel_scoring_gives_the_serial_result(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     serial = load_pmb(pmb)
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
-    monkeypatch.setenv(ingest.WORKERS_ENV, str(n))
-    assert ingest.worker_count(list(ingest.iter_json_files(pmb))) == n
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(ingest.WORKERS_ENV, "2")
+    assert ingest.worker_count(list(ingest.iter_json_files(pmb))) == 2
     parallel = load_pmb(pmb)
     assert leaderboard.rows(parallel.runs) == leaderboard.rows(serial.runs)
     assert _every_case(parallel) == _every_case(serial)
@@ -213,22 +205,32 @@ def test_parallel_scoring_gives_the_serial_result(n: int, pmb: Path, monkeypatch
 
 
 def test_dead_workers_fall_back_to_serial_scoring(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ingest.WORKERS_ENV, "1")
     serial = load_pmb(pmb)
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(ingest.WORKERS_ENV, "2")
-    # The worker dies at its first file, so its share breaks before any result and is scored here.
-    monkeypatch.setattr(ingest, "_load_file", _die_in_worker(ingest._load_file))
+    # Each worker dies at its first file, so the pool breaks before any result.
+    monkeypatch.setattr(ingest, "_load_file_in_worker", _die)
     assert leaderboard.rows(load_pmb(pmb).runs) == leaderboard.rows(serial.runs)
 
 
 def test_worker_count_stays_serial_for_small_loads_or_when_told(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = list(ingest.iter_json_files(pmb))
     monkeypatch.setenv(ingest.WORKERS_ENV, "4")
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 2**40, "spawn": 2**40})
-    assert ingest.worker_count(paths) == 1  # below the size from which workers pay off
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
+    assert ingest.worker_count(paths) == 1  # the public data is far below PARALLEL_MIN_BYTES
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
     assert ingest.worker_count(paths) == 4
     for value in ("1", "0", "many"):
         monkeypatch.setenv(ingest.WORKERS_ENV, value)
         assert ingest.worker_count(paths) == 1
+
+
+def _load_in_a_daemon(pmb: Path) -> list[dict[str, object]]:
+    return leaderboard.rows(load_pmb(pmb).runs)
+
+
+def test_a_daemonic_process_scores_every_report_itself(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A multiprocessing.Pool worker may not start processes of its own: it loads serially.
+    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(ingest.WORKERS_ENV, "2")
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_load_in_a_daemon, (pmb,)) == leaderboard.rows(load_pmb(pmb).runs)

@@ -11,8 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -342,43 +345,62 @@ def _load_file(path: Path, rel: str, fixture: PmbFixture | None, pool: StringPoo
 
 WORKERS_ENV = workers.WORKERS_ENV
 """Environment variable: processes that score reports in parallel (see :mod:`memeval_core.workers`)."""
-PARALLEL_MIN_BYTES: dict[workers.StartMethod, int] = {"fork": 2**20, "spawn": 64 * 2**20}
-"""Bytes of JSON from which reports are scored in worker processes too, by how the workers start.
+PARALLEL_MIN_BYTES = 64 * 2**20
+"""Below this many bytes of JSON, starting worker processes (about a second each) costs more than it saves."""
 
-A spawned worker imports memeval first (about a second). A forked one starts in milliseconds: on 2 cores
-the 1.8 MB of public reports loaded in 0.061-0.090 s with a worker against 0.068-0.101 s without, and 250
-reports (15 MB) in 0.62-0.90 s against 1.17-1.28 s."""
+_worker_fixture: PmbFixture | None = None
+
+
+def _init_worker(fixture: PmbFixture | None) -> None:
+    global _worker_fixture
+    _worker_fixture = fixture
+
+
+def _load_file_in_worker(path: Path, rel: str) -> _Outcome:
+    return _load_file(path, rel, _worker_fixture)
 
 
 def worker_count(paths: Sequence[Path]) -> int:
     """How many processes to score ``paths`` with: 1 for small loads or when ``$MEMEVAL_WORKERS`` says so."""
     wanted = workers.wanted_workers()
-    if wanted <= 1 or len(paths) < 2:
+    if wanted <= 1 or len(paths) < 2 or multiprocessing.current_process().daemon:
         return 1
     total = 0
     for p in paths:
         try:
             total += p.stat().st_size
         except OSError:
-            continue  # reading it reports the problem
-    return min(wanted, len(paths)) if total >= PARALLEL_MIN_BYTES[workers.start_method()] else 1
-
-
-def _load_one(context: tuple[PmbFixture | None, StringPool], item: tuple[Path, str]) -> _Outcome:
-    """One file's outcome. Here, text goes into the load's pool; a worker's runs carry pools of their own
-    (recoded into the load's pool on arrival)."""
-    fixture, pool = context
-    return _load_file(item[0], item[1], fixture, None if workers.in_worker() else pool)
+            continue
+    return min(wanted, len(paths)) if total >= PARALLEL_MIN_BYTES else 1
 
 
 def _outcomes(
     paths: Sequence[Path], rels: Sequence[str], fixture: PmbFixture | None, pool: StringPool
-) -> list[_Outcome]:
-    """Every file's outcome, in file order; scored in worker processes too when the load is large enough
-    (see :func:`memeval_core.workers.run_tasks`, which also says how workers start and what happens when
-    they die)."""
-    items = list(zip(paths, rels, strict=True))
-    return workers.run_tasks(_load_one, (fixture, pool), items, worker_count(paths) - 1, workers.start_method(), list)
+) -> Iterator[_Outcome]:
+    """Every file's outcome, in file order; scored in worker processes when the load is large enough.
+
+    Serially the text goes straight into ``pool``; a worker's runs come back with pools of their own.
+    Unlike the QA load (:func:`memeval_core.workers.run_tasks`), this process only collects: a run of
+    2,000 cases travels back as half a megabyte, and taking results file by file as they come (and
+    recoding them into ``pool``) keeps memory flat at a thousand reports. Workers start as
+    :func:`memeval_core.workers.start_method` says. If the workers die (for example a spawned worker
+    cannot import the caller's script), the remaining files are scored here.
+    """
+    n_workers = worker_count(paths)
+    done = 0
+    if n_workers > 1:
+        ctx = multiprocessing.get_context(workers.start_method())
+        try:
+            with ProcessPoolExecutor(
+                n_workers, mp_context=ctx, initializer=_init_worker, initargs=(fixture,)
+            ) as executor:
+                for outcome in executor.map(_load_file_in_worker, paths, rels, chunksize=4):
+                    done += 1
+                    yield outcome
+        except (BrokenProcessPool, OSError):
+            pass
+    for path, rel in zip(paths[done:], rels[done:], strict=True):
+        yield _load_file(path, rel, fixture, pool)
 
 
 def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
