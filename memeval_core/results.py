@@ -27,7 +27,7 @@ import pickle
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -63,18 +63,38 @@ def default_cache_dir() -> Path | None:
 
 
 def _visible_files(root: Path) -> Iterable[tuple[str, os.stat_result]]:
-    """(relative POSIX path, stat) of every visible file under root, sorted; hidden files and folders skipped."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if name.startswith("."):
-                continue
-            path = Path(dirpath) / name
+    """(relative POSIX path, stat) of every visible file under root, sorted; hidden files and folders skipped.
+
+    The order of ``os.walk`` (a folder's files, then its sub-folders, each sorted by name; linked folders not
+    followed), with plain strings: this runs on every start, and ``pathlib`` cost 0.1 s at 1,200 files.
+    """
+    sep = os.sep
+
+    def walk(directory: str, prefix: str) -> Iterator[tuple[str, os.stat_result]]:
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+        except OSError:
+            return
+        folders = []
+        for e in entries:
             try:
-                st = path.stat()
+                is_dir = e.is_dir()
             except OSError:
                 continue
-            yield path.relative_to(root).as_posix(), st
+            if is_dir:
+                if not e.is_symlink():
+                    folders.append(e)
+                continue
+            try:
+                st = e.stat()
+            except OSError:
+                continue
+            yield prefix + e.name, st
+        for e in folders:
+            yield from walk(directory + sep + e.name, prefix + e.name + "/")
+
+    return walk(str(root), "")
 
 
 def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -> None:
