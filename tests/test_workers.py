@@ -93,7 +93,7 @@ def _where(context: float, task: int) -> bool:
 
 def test_a_task_knows_whether_it_runs_in_a_worker() -> None:
     where = workers.run_tasks(_where, 0.1, list(range(8)), 1, "fork", list)
-    assert True in where and False in where
+    assert set(where) == {True, False}  # some tasks ran in the worker, the others here
     assert not workers.in_worker()
 
 
