@@ -160,6 +160,18 @@ def _load(
     return run_python(code, env)
 
 
+def _row(what: str, runs: int | None, seconds: float, x_floor: float | None, result: dict[str, Any]) -> dict[str, Any]:
+    """One table row; peak memory of the measured process and of its largest worker from ``result``."""
+    return {
+        "what": what,
+        "runs": runs,
+        "seconds": seconds,
+        "x floor": x_floor,
+        "peak MiB": result["peak_rss_mib"],
+        "worker peak MiB": result["workers_peak_rss_mib"],
+    }
+
+
 def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Cold load of ../shared/data vs the orjson floor, and the warm start from the cache, best of ``repeat``."""
     cache = work / "cache-shared"
@@ -178,38 +190,15 @@ def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dic
     # In one process, so that the profile sees all the work (a worker's share is invisible to cProfile).
     profile = run_python(PROFILE_CHILD.format(pmb=str(PMB_DIR), qa=str(SHARED_DATA)), SERIAL)
     rows = [
-        {
-            "what": "shared data: orjson parse floor",
-            "runs": None,
-            "seconds": floor["floor_s"],
-            "x floor": 1.0,
-            "peak MiB": floor["peak_rss_mib"],
-            "worker peak MiB": floor["workers_peak_rss_mib"],
-        },
-        {
-            "what": "shared data: cold load + re-score",
-            "runs": cold["pmb_runs"] + cold["qa_runs"],
-            "seconds": cold["load_s"],
-            "x floor": ratio(cold["load_s"], floor["floor_s"]),
-            "peak MiB": cold["peak_rss_mib"],
-            "worker peak MiB": cold["workers_peak_rss_mib"],
-        },
-        {
-            "what": "shared data: cold, one process",
-            "runs": serial["pmb_runs"] + serial["qa_runs"],
-            "seconds": serial["load_s"],
-            "x floor": ratio(serial["load_s"], floor["floor_s"]),
-            "peak MiB": serial["peak_rss_mib"],
-            "worker peak MiB": serial["workers_peak_rss_mib"],
-        },
-        {
-            "what": "shared data: warm start (cache)",
-            "runs": warm["pmb_runs"] + warm["qa_runs"],
-            "seconds": warm["load_s"],
-            "x floor": ratio(warm["load_s"], floor["floor_s"]),
-            "peak MiB": warm["peak_rss_mib"],
-            "worker peak MiB": warm["workers_peak_rss_mib"],
-        },
+        _row("shared data: orjson parse floor", None, floor["floor_s"], 1.0, floor),
+        *(
+            _row(what, r["pmb_runs"] + r["qa_runs"], r["load_s"], ratio(r["load_s"], floor["floor_s"]), r)
+            for what, r in (
+                ("shared data: cold load + re-score", cold),
+                ("shared data: cold, one process", serial),
+                ("shared data: warm start (cache)", warm),
+            )
+        ),
     ]
     details = {
         "floor": floor,
@@ -265,26 +254,8 @@ def scale_rows(
         }
         points.append(point)
         label = f"{n_pmb} PMB + {n_qa} LoCoMo runs"
-        rows.append(
-            {
-                "what": f"{label}: cold",
-                "runs": n_pmb + n_qa,
-                "seconds": cold["load_s"],
-                "x floor": None,
-                "peak MiB": cold["peak_rss_mib"],
-                "worker peak MiB": cold["workers_peak_rss_mib"],
-            }
-        )
-        rows.append(
-            {
-                "what": f"{label}: warm (cache)",
-                "runs": n_pmb + n_qa,
-                "seconds": warm["load_s"],
-                "x floor": None,
-                "peak MiB": warm["peak_rss_mib"],
-                "worker peak MiB": warm["workers_peak_rss_mib"],
-            }
-        )
+        rows.append(_row(f"{label}: cold", n_pmb + n_qa, cold["load_s"], None, cold))
+        rows.append(_row(f"{label}: warm (cache)", n_pmb + n_qa, warm["load_s"], None, warm))
         shutil.rmtree(root, ignore_errors=True)
     return rows, points
 
