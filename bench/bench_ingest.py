@@ -1,10 +1,11 @@
 """Ingest and re-score from a cold start, against the floor of parsing the same bytes with orjson; warm starts.
 
-1. Everything under ../shared/data (PMB via ``load_pmb``, QA via ``load_qa``), each start in a fresh
-   interpreter, side by side with a fresh interpreter that only reads and ``orjson``-parses every JSON/JSONL
-   file once (the floor). The cold load runs as shipped (worker processes where the load is large enough,
-   see :mod:`memeval_core.workers`) and confined to one process. Import time is reported apart; a cProfile
-   of the one-process cold load names what is slowest.
+1. Everything under ../shared/data (``load_all_results``, as the CLI's leaderboard loads it: the PMB
+   reports beside the QA folders), each start in a fresh interpreter, side by side with a fresh interpreter
+   that only reads and ``orjson``-parses every JSON/JSONL file once (the floor). The cold load runs as
+   shipped (worker processes where the load is large enough, see :mod:`memeval_core.workers`) and confined
+   to one process. Import time is reported apart; a cProfile of the one-process cold load names what is
+   slowest.
 2. Synthetic scale: PMB-shaped runs (real baseline reports, seeded perturbation of returned ids and
    latencies, each its own provider) and LoCoMo-shaped runs (the real memobase mem0-eval file of 1,540
    questions with seeded verdict flips, each its own system, joined to locomo10.json), at three sizes up to
@@ -40,11 +41,12 @@ import hashlib, json, time
 from pathlib import Path
 t0 = time.perf_counter()
 from memeval_core import leaderboard
-from memeval_core.results import load_pmb_results, load_qa_results
+from memeval_core.results import load_all_results
 t1 = time.perf_counter()
 cache = None if {cache!r} is None else Path({cache!r})
-pmb = load_pmb_results(Path({pmb!r}), cache_dir=cache)
-qa = load_qa_results(Path({qa!r}), None if {datasets!r} is None else Path({datasets!r}), cache_dir=cache)
+# What `python -m memeval_core leaderboard` does: both loads at once, each cached on its own.
+pmb, qa = load_all_results(Path({pmb!r}), Path({qa!r}), None, None if {datasets!r} is None else Path({datasets!r}),
+                           cache_dir=cache)
 t2 = time.perf_counter()
 digest = hashlib.sha256(json.dumps([
     leaderboard.rows(pmb.runs),

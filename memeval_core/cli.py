@@ -13,9 +13,9 @@ from memeval_core import cli_publish, leaderboard
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
-from memeval_core.qa.ingest import load_qa
+from memeval_core.qa.ingest import QaLoad
 from memeval_core.qa.locomo import find_locomo
-from memeval_core.results import load_pmb_results
+from memeval_core.results import load_all_results, load_pmb_results, load_qa_results
 from memeval_core.sources import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
 from memeval_core.store import DEFAULT_MAX_BYTES, Validator, add_files
 from memeval_core.sync import SyncError, has_results, sync
@@ -31,27 +31,43 @@ def _add_source_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _load(args: argparse.Namespace) -> PmbLoad:
+def _root(args: argparse.Namespace) -> Path:
     root = results_dir(args.results)
     if not root.is_dir():
         raise SystemExit(
             f"error: results directory {root} does not exist (run `python -m memeval_core sync` or pass --results DIR)"
         )
-    load = load_pmb_results(root, fixtures_dir(args.fixtures))
-    for err in load.errors:
+    return root
+
+
+def _print_errors(errors: Sequence[IngestError]) -> None:
+    for err in errors:
         print(f"error: {err}", file=sys.stderr)
+
+
+def _load(args: argparse.Namespace) -> PmbLoad:
+    load = load_pmb_results(_root(args), fixtures_dir(args.fixtures))
+    _print_errors(load.errors)
     return load
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    load = _load(args)
+    datasets = Path(args.datasets) if args.datasets else None
+    qa: QaLoad | None = None
+    if args.kind == "all":
+        # Both loads at once: the PMB reports are scored beside the QA folders (see load_all_results).
+        root = _root(args)
+        load, qa = load_all_results(root, root, fixtures_dir(args.fixtures), datasets)
+        _print_errors(load.errors)
+    else:
+        load = _load(args)
+        if args.kind == "qa":
+            qa = load_qa_results(results_dir(args.results), datasets)
     pmb_rows = leaderboard.rows(load.runs) if args.kind in ("all", "pmb") else []
     qa_rows: list[dict[str, Any]] = []
     qa_errors = 0
-    if args.kind in ("all", "qa"):
-        qa = load_qa(results_dir(args.results), Path(args.datasets) if args.datasets else None)
-        for err in qa.errors:
-            print(f"error: {err}", file=sys.stderr)
+    if qa is not None:
+        _print_errors(qa.errors)
         qa_errors = len(qa.errors)
         qa_rows = qa_leaderboard.rows(qa.runs)
     if args.format == "json":

@@ -28,13 +28,16 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from memeval_core import SCORING_VERSION
+from memeval_core.pmb.ingest import PARALLEL_MIN_BYTES as PMB_PARALLEL_MIN_BYTES
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.snapshot import has_snapshot, read_snapshot
-from memeval_core.qa.ingest import QaLoad, load_qa
+from memeval_core.qa.ingest import QaLoad, load_qa, load_qa_beside
 from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_snapshot
 
 CACHE_ENV = "MEMEVAL_CACHE_DIR"
@@ -162,6 +165,29 @@ def _write_entry(cache: Path, prefix: str, entry: Path, value: Any) -> None:
         return
 
 
+@dataclass(frozen=True)
+class _Slot:
+    """Where the cached result of one load lives: keyed before the cold path runs, written after it."""
+
+    cache: Path
+    prefix: str
+    entry: Path
+
+
+def _slot(
+    kind: str, results: Path, extra_dirs: tuple[Path | None, ...], cache_dir: Path | DefaultCache | None
+) -> _Slot | None:
+    """The cache slot of this load, or None when there is no cache or a file is too fresh to key."""
+    cache = default_cache_dir() if cache_dir == "default" else cache_dir
+    if cache is None:
+        return None
+    key = input_fingerprint(kind, results, *extra_dirs)
+    if key is None:
+        return None
+    prefix = _entry_prefix(kind, results)
+    return _Slot(cache, prefix, cache / f"{prefix}{key[:32]}")
+
+
 def cached_load(
     kind: str,
     results: Path,
@@ -170,20 +196,15 @@ def cached_load(
     cache_dir: Path | DefaultCache | None = "default",
 ) -> T:
     """``cold()``, or its cached result when the inputs and the scoring code are unchanged since it was cached."""
-    cache = default_cache_dir() if cache_dir == "default" else cache_dir
-    if cache is None:
+    slot = _slot(kind, results, extra_dirs, cache_dir)
+    if slot is None:
         return cold()
-    key = input_fingerprint(kind, results, *extra_dirs)
-    if key is None:
-        return cold()
-    prefix = _entry_prefix(kind, results)
-    entry = cache / f"{prefix}{key[:32]}"
-    value = _read_entry(entry)
+    value = _read_entry(slot.entry)
     if value is not None:
         hit: T = value
         return hit
     value = cold()
-    _write_entry(cache, prefix, entry, value)
+    _write_entry(slot.cache, slot.prefix, slot.entry, value)
     return value
 
 
@@ -208,3 +229,55 @@ def load_qa_results(
     if datasets is None and has_qa_snapshot(results):
         return read_qa_snapshot(results)
     return cached_load("qa", results, (datasets,), lambda: load_qa(results, datasets), cache_dir)
+
+
+def load_all_results(
+    pmb_results: Path,
+    qa_results: Path,
+    fixtures: Path | None = None,
+    datasets: Path | None = None,
+    *,
+    cache_dir: Path | DefaultCache | None = "default",
+) -> tuple[PmbLoad, QaLoad]:
+    """``(load_pmb_results(pmb_results, fixtures), load_qa_results(qa_results, datasets))``, cached the same way.
+
+    When both must be computed from raw reports and the PMB reports are below the size from which their own
+    load spreads over worker processes, the PMB load runs as one more task beside the QA load's folders
+    (:func:`memeval_core.qa.ingest.load_qa_beside`): on two cores it no longer waits for, or makes wait, the
+    other load.
+    """
+    pmb: PmbLoad | None = None
+    qa: QaLoad | None = None
+    pmb_slot = qa_slot = None
+    if fixtures is None and has_snapshot(pmb_results):
+        pmb = read_snapshot(pmb_results)
+    else:
+        pmb_slot = _slot("pmb", pmb_results, (fixtures,), cache_dir)
+        pmb = None if pmb_slot is None else _read_entry(pmb_slot.entry)
+    if datasets is None and has_qa_snapshot(qa_results):
+        qa = read_qa_snapshot(qa_results)
+    else:
+        qa_slot = _slot("qa", qa_results, (datasets,), cache_dir)
+        qa = None if qa_slot is None else _read_entry(qa_slot.entry)
+    pmb_cold = partial(load_pmb, pmb_results, fixtures)
+    if pmb is None and qa is None and _tree_bytes(pmb_results) < PMB_PARALLEL_MIN_BYTES:
+        qa, pmb = load_qa_beside(qa_results, datasets, pmb_cold)
+        _store(qa_slot, qa)
+        _store(pmb_slot, pmb)
+    if pmb is None:
+        pmb = pmb_cold()
+        _store(pmb_slot, pmb)
+    if qa is None:
+        qa = load_qa(qa_results, datasets)
+        _store(qa_slot, qa)
+    return pmb, qa
+
+
+def _store(slot: _Slot | None, value: object) -> None:
+    if slot is not None:
+        _write_entry(slot.cache, slot.prefix, slot.entry, value)
+
+
+def _tree_bytes(root: Path) -> int:
+    """Bytes of the visible files under ``root`` (0 when it is not a folder)."""
+    return sum(st.st_size for _, st in _visible_files(root)) if root.is_dir() else 0

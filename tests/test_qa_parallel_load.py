@@ -158,3 +158,26 @@ def test_skips_follow_the_steps_of_the_load(tmp_path: Path, monkeypatch: pytest.
     assert "without a matching grades file" in serial.skipped[0].reason
     assert "without judge verdicts" in serial.skipped[1].reason
     _same(serial, _load(tmp_path, 2, monkeypatch))
+
+
+def test_duplicates_need_equal_answers_and_verdicts_not_only_an_equal_duplicate_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # v2: a copy of v1 (a duplicate). v3: two answers of equal length
+    # and two verdicts traded between questions, so answer lengths and the verdict sum (the duplicate key)
+    # stay equal while the answers and verdicts per question differ: not a duplicate.
+    items = _items(20, wrong=4)
+    _write(tmp_path / "a" / "v1" / "run.json", items)
+    _write(tmp_path / "a" / "v2" / "run.json", items)
+    swapped = [dict(x) for x in items]
+    swapped[0]["response"], swapped[1]["response"] = items[1]["response"], items[0]["response"]
+    swapped[3]["llm_score"], swapped[4]["llm_score"] = items[4]["llm_score"], items[3]["llm_score"]
+    _write(tmp_path / "a" / "v3" / "run.json", swapped)
+    for n in (1, 2):
+        load = _load(tmp_path, n, monkeypatch)
+        assert [(r.run.run.source_file, r.duplicates) for r in load.runs] == [
+            ("a/v1/run.json", ("a/v2/run.json",)),
+            ("a/v3/run.json", ()),
+        ]
+        keys = [ingest._duplicate_key(r.run) for r in load.runs]
+        assert keys[0] == keys[1]

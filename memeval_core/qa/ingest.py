@@ -16,13 +16,14 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -67,6 +68,8 @@ SNIFFERS: tuple[tuple[str, Callable[[Any, str], bool], Importer], ...] = (
     ("mem0-eval", mem0_eval.sniff, mem0_eval.load),
 )
 """Single-file importers, in the order their sniffers are tried."""
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -422,20 +425,28 @@ def merge_shards(
 
 
 def _fingerprint(run: QaRun) -> bytes:
-    """Digest of what makes two runs exact duplicates: benchmark, system, and every answer with its verdicts.
+    """Digest of what makes two runs exact duplicates: benchmark, system, and every answer with its verdicts."""
+    rows = sorted(
+        # + 0.0: -0.0 equals 0.0 but serialises apart. Question ids are unique, so the sort never compares further.
+        [(q.question_id, q.answer or "", sorted([(v.judge, v.score + 0.0) for v in q.verdicts])) for q in run.questions]
+    )
+    return hashlib.sha256(orjson.dumps([run.run.benchmark, run.run.system, rows])).digest()
 
-    A digest (not the tuple itself) so that a worker process can send it instead of the run's questions.
+
+def _duplicate_key(run: QaRun) -> tuple[str, str, int, int, float]:
+    """What two duplicates (equal :func:`_fingerprint`) necessarily share, at a sixth of its cost.
+
+    Benchmark, system, number of questions, total answer length and the exact sum of all verdict scores:
+    only runs that share it need the full digest, and a worker sends it instead of the run's questions.
     """
-    key = (
+    qs = run.questions
+    return (
         run.run.benchmark,
         run.run.system,
-        sorted(
-            # + 0.0: -0.0 equals 0.0 but prints apart
-            (q.question_id, q.answer or "", sorted((v.judge, v.score + 0.0) for v in q.verdicts))
-            for q in run.questions
-        ),
+        len(qs),
+        sum([len(q.answer or "") for q in qs]),
+        math.fsum([v.score for q in qs for v in q.verdicts]),
     )
-    return hashlib.sha256(repr(key).encode()).digest()
 
 
 def _richness(run: QaRun) -> tuple[int, int]:
@@ -565,10 +576,8 @@ class _ScoredRun:
     score: RunScore
     publishable: bool
     reasons: tuple[str, ...]
-    size_key: tuple[str, str, int]
-    """(benchmark, system, questions): only runs sharing it can be duplicates."""
-    fingerprint: bytes | None
-    """:func:`_fingerprint`, computed by a worker process; None when computed here, on demand."""
+    duplicate_key: tuple[str, str, int, int, float]
+    """:func:`_duplicate_key`: only runs sharing it can be duplicates."""
     richness: tuple[int, int]
     scored: tuple[tuple[str, ...], tuple[float, ...]]
     """LoCoMo runs: id and score of every scored question (for accuracy without disputed questions)."""
@@ -595,10 +604,24 @@ def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
     is the same as the serial load's, in the same order.
     """
     with gc_paused():
-        return _load_qa(results, datasets)
+        load, _ = _load_qa(results, datasets, None)
+        return load
 
 
-def _load_qa(results: Path, datasets: Path | None) -> QaLoad:
+def load_qa_beside(results: Path, datasets: Path | None, side: Callable[[], T]) -> tuple[QaLoad, T]:
+    """``(load_qa(results, datasets), side())``, with ``side`` as one more task of the QA load's processes.
+
+    For a caller that needs another load as well (the PMB runs of the CLI's leaderboard of everything):
+    when the QA load spreads over worker processes, ``side`` runs in one of them, or in this one, first,
+    while the others take the QA folders; otherwise it runs here before the QA load. Under the spawn start
+    method ``side`` must pickle (a module-level function, or a ``functools.partial`` of one).
+    """
+    with gc_paused():
+        load, (value,) = _load_qa(results, datasets, side)
+        return load, value
+
+
+def _load_qa(results: Path, datasets: Path | None, side: Callable[[], T] | None) -> tuple[QaLoad, tuple[T, ...]]:
     head: list[IngestError] = []
     ds: LocomoDataset | None = None
     locomo_path = locomo.find_locomo(datasets) if datasets is not None else None
@@ -622,7 +645,23 @@ def _load_qa(results: Path, datasets: Path | None) -> QaLoad:
     tasks, n_workers, method = _plan_tasks(results, files, dataset_rel)
     context = _Context(results, root_name, ds, dataset_rel)
     combine = partial(_combine, context, files, tasks, head)
-    return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine)
+    if side is None:
+        return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine), ()
+    if not n_workers:
+        value = side()
+        return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine), (value,)
+    # The side task goes first: it is one of the longest, and its result is not a share of the QA load.
+    both = partial(_side_and_shares, combine)
+    return workers.run_tasks(_side_or_share, (context, side), [None, *tasks], n_workers, method, both)
+
+
+def _side_or_share(context: tuple[_Context, Callable[[], Any]], task: Sequence[tuple[int, str]] | None) -> Any:
+    """One task of :func:`load_qa_beside`: ``None`` stands for the side load, a list of files for a QA share."""
+    return context[1]() if task is None else _load_share(context[0], task)
+
+
+def _side_and_shares(combine: Callable[[list[_ShareLoad]], QaLoad], results: list[Any]) -> tuple[QaLoad, tuple[Any]]:
+    return combine(results[1:]), (results[0],)
 
 
 def _combine(
@@ -833,9 +872,7 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
                     score=score,
                     publishable=ok,
                     reasons=tuple(reasons),
-                    size_key=(run.run.benchmark, run.run.system, len(run.questions)),
-                    # A worker's runs travel packed: the digest spares unpacking them to compare (see _finish).
-                    fingerprint=_fingerprint(run) if workers.in_worker() else None,
+                    duplicate_key=_duplicate_key(run),
                     richness=_richness(run),
                     scored=scored_scores(score) if is_locomo else ((), ()),
                 )
@@ -845,15 +882,16 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
 
 def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[LoadedRun]:
     """Drop exact duplicates (same benchmark, answers and verdicts; the file with most detail stays), then name."""
-    counts: dict[tuple[str, str, int], int] = {}
+    counts: dict[tuple[str, str, int, int, float], int] = {}
     for r in scored:
-        counts[r.size_key] = counts.get(r.size_key, 0) + 1
+        counts[r.duplicate_key] = counts.get(r.duplicate_key, 0) + 1
     kept: list[tuple[_ScoredRun, list[str]]] = []
     seen: dict[Any, int] = {}
     for i, r in enumerate(scored):
-        # A run whose size key is unique cannot equal another: its position stands in for the fingerprint.
-        if counts[r.size_key] > 1:
-            fp: Any = r.fingerprint if r.fingerprint is not None else _fingerprint(r.run)
+        # A run whose duplicate key is unique cannot equal another: its position stands in for the digest
+        # (which would unpack the questions of a run that a worker sent).
+        if counts[r.duplicate_key] > 1:
+            fp: Any = _fingerprint(r.run)
         else:
             fp = ("unique", i)
         if fp in seen:
