@@ -1,5 +1,13 @@
 from __future__ import annotations
 
+import dataclasses
+import math
+import pickle
+import random
+import sys
+import threading
+from typing import Any
+
 import pytest
 from _data import require
 from _qa_data import AUDIT, MEMOBASE, real
@@ -7,15 +15,23 @@ from _qa_data import AUDIT, MEMOBASE, real
 from memeval_core.qa.importers import mem0_eval
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Verdict
 from memeval_core.qa.scoring import (
+    GROUPMEMBENCH_KINDS,
+    GroupScore,
+    QuestionScore,
+    RunScore,
     accuracy_excluding,
+    accuracy_without,
     combine_repeats,
     fama,
+    kind_of,
     load_disputed,
     looks_like_abstention,
     passes,
     rescale,
     score_question,
     score_run,
+    scored_scores,
+    scores_packed,
 )
 
 
@@ -109,3 +125,246 @@ def test_disputed_questions() -> None:
     assert removed == 156
     kept_correct = sum(q.correct for q in s.questions if q.question_id not in disputed)
     assert acc == pytest.approx(kept_correct / 1384) and round(acc or 0, 4) == 0.7363
+
+
+# score_run is columnar: its per-question values are computed for the whole run at once and the questions are
+# built on first read. The reference below is the per-question definition: score_question for each question,
+# then one aggregation loop.
+
+
+def _reference(run: QaRun, w: float = 1.0) -> RunScore:
+    questions = run.questions
+    per_q = tuple(score_question(q, w) for q in questions)
+    judges: dict[str, None] = {}
+    for q in questions:
+        for v in q.verdicts:
+            judges[v.judge] = None
+    scored: list[QuestionScore] = []
+    judge_values: dict[str, list[float]] = {j: [] for j in judges}
+    cats: dict[str, list[QuestionScore]] = {}
+    kinds: dict[str, list[QuestionScore]] = {}
+    names: dict[str, str | None] = {}
+    reasons: dict[str, int] = {}
+    latencies: list[float] = []
+    multi = False
+    for q, s in zip(questions, per_q, strict=True):
+        if not s.scored:
+            continue
+        scored.append(s)
+        multi = multi or len(q.verdicts) >= 2
+        if s.failure is not None:
+            reasons[s.failure] = reasons.get(s.failure, 0) + 1
+            for j, values in judge_values.items():
+                values.append(s.per_judge.get(j, 0.0))
+        else:
+            for j, x in s.per_judge.items():
+                judge_values[j].append(x)
+        if q.category is not None:
+            cats.setdefault(q.category, []).append(s)
+            names[q.category] = q.category_name
+        k = kind_of(q)
+        if k is not None:
+            kinds.setdefault(k, []).append(s)
+        if q.latency_ms is not None:
+            latencies.append(q.latency_ms)
+
+    def group(ss: list[QuestionScore], name: str | None) -> GroupScore:
+        return GroupScore(name, len(ss), math.fsum(s.score for s in ss) / len(ss), sum(s.correct for s in ss))
+
+    def code_key(code: str) -> tuple[int, int | str]:
+        return (0, int(code)) if code.isdigit() else (1, code)
+
+    n = len(scored)
+    return RunScore(
+        questions=per_q,
+        n_questions=n,
+        n_unscored=len(per_q) - n,
+        accuracy=math.fsum(s.score for s in scored) / n if n else None,
+        correct=sum(s.correct for s in scored),
+        majority_accuracy=sum(bool(s.majority) for s in scored) / n if multi and n else None,
+        failures=sum(reasons.values()),
+        failure_reasons=reasons,
+        judges=tuple(judges),
+        per_judge_accuracy={j: math.fsum(v) / len(v) for j, v in judge_values.items() if v},
+        categories={c: group(cats[c], names[c]) for c in sorted(cats, key=code_key)},
+        kinds={k: group(kinds[k], k) for k in GROUPMEMBENCH_KINDS if k in kinds},
+        fama=math.fsum(s.fama for s in scored) / n if n else None,
+        latency_ms=tuple(latencies),
+    )
+
+
+def _exact(x: Any) -> Any:
+    """A comparable form that tells 0.0 from -0.0, 1 from 1.0 and True, and sees dict order."""
+    if isinstance(x, RunScore):  # fields as attributes: builds the questions
+        return ("RunScore", [(f.name, _exact(getattr(x, f.name))) for f in dataclasses.fields(x)])
+    if isinstance(x, GroupScore | QuestionScore):
+        return (type(x).__name__, [(k, _exact(v)) for k, v in x.__dict__.items()])
+    if isinstance(x, dict):
+        return ("dict", [(_exact(k), _exact(v)) for k, v in x.items()])
+    if isinstance(x, tuple | list):
+        return (type(x).__name__, [_exact(v) for v in x])
+    return (type(x).__name__, repr(x))
+
+
+def _random_run(rng: random.Random, size: int | None = None) -> QaRun:
+    """Shared and unshared verdicts, every scale, 0-4 verdicts, a judge named twice, failures, kinds, FAMA."""
+    judges = ["a", "b", "c", "llm"]
+    pool = [
+        Verdict(judge="a", score=1.0),
+        Verdict(judge="a", score=0.0),
+        Verdict(judge="b", score=-0.0),
+        Verdict(judge="b", score=3.0, scale="rubric-0-5"),
+        Verdict(judge="c", score=2.5, scale="rubric-0-5"),
+        Verdict(judge="llm", score=0.6 - 1e-13, scale="unit"),
+        Verdict(judge="llm", score=rng.random(), scale="unit"),
+    ]
+    questions = []
+    n = rng.choice([0, 1, rng.randint(2, 40), rng.randint(40, 300)]) if size is None else size
+    for i in range(n):
+        k = rng.choice([0, 1, 1, 1, 2, 3, 4]) if rng.random() < 0.5 else rng.choice([1, 2, 3])
+        if rng.random() < 0.6:
+            verdicts = [rng.choice(pool) for _ in range(k)]
+        else:
+            verdicts = [Verdict(judge=rng.choice(judges), score=rng.random(), scale="unit") for _ in range(k)]
+        kw: dict[str, Any] = {}
+        if rng.random() < 0.4:
+            kw["category"] = rng.choice(["1", "2", "10", "x", "temporal", "abstention", "multi_hop"])
+            kw["category_name"] = rng.choice(["one", "two", None])
+        if rng.random() < 0.2:
+            kw["kind"] = rng.choice(["abstention", "temporal", "other"])
+        if rng.random() < 0.2:
+            kw["abstained"] = rng.choice([True, False])
+        if rng.random() < 0.05:
+            kw["error"] = True
+        if rng.random() < 0.15:
+            kw["scored"] = False
+        if rng.random() < 0.05:
+            kw["mpa"] = rng.random()
+        if rng.random() < 0.05:
+            kw["faa"] = rng.choice([0.0, 0.5, 1.0])
+        if rng.random() < 0.3:
+            kw["latency_ms"] = rng.choice([0.0, 12.5, 100.0])
+        answer = rng.choice(["yes", "Paris ", "I don't know", "", " \n", "\u3000", None]) if rng.random() < 0.1 else "x"
+        questions.append(QaQuestion(benchmark="b", question_id=f"q{i}", answer=answer, verdicts=verdicts, **kw))
+    return QaRun(run=RunMeta(benchmark="b", system="s"), questions=questions)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_columnar_score_run_equals_the_per_question_definition(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(150):
+        run = _random_run(rng)
+        w = rng.choice([1.0, 1.0, 0.5, -1.0, math.inf])
+        expected = _reference(run, w)
+        got = score_run(run, w)
+        assert "questions" not in got.__dict__ and not scores_packed(got)  # nothing per-question built yet
+        assert scored_scores(got) == (
+            tuple(s.question_id for s in expected.questions if s.scored),
+            tuple(s.score for s in expected.questions if s.scored),
+        )
+        assert "questions" not in got.__dict__  # scored_scores read the columns
+        assert _exact(got) == _exact(expected)  # reading the fields built the questions, in field order
+        assert list(got.__dict__) == [f.name for f in dataclasses.fields(RunScore)]
+        assert type(got.questions) is tuple and all(type(s) is QuestionScore for s in got.questions)
+        # Every question has a per_judge dict of its own, as when built one by one.
+        assert len({id(s.per_judge) for s in got.questions}) == len(got.questions)
+        assert got == expected and repr(got) == repr(expected)
+
+
+def test_columnar_score_run_of_odd_question_layouts() -> None:
+    class SubQuestion(QaQuestion):
+        pass
+
+    v = Verdict(judge="j", score=1)
+    odd = QaQuestion.model_construct(question_id="b", benchmark="b", answer="x", verdicts=[v])  # another dict order
+    run = QaRun.model_construct(
+        run=RunMeta(benchmark="b", system="s"),
+        questions=[_q("a", [v]), odd, SubQuestion(benchmark="b", question_id="c", answer="y", verdicts=[v, v])],
+    )
+    assert _exact(score_run(run)) == _exact(_reference(run))
+    # Verdicts built without validation (out of scale, NaN) still score as score_question scores them.
+    for x in (-0.5, math.nan, 2.0):
+        unchecked = Verdict.model_construct(judge="j", score=x, scale="unit")
+        question = QaQuestion.model_construct(benchmark="b", question_id="u", answer="x", verdicts=[unchecked])
+        run = QaRun.model_construct(run=RunMeta(benchmark="b", system="s"), questions=[question, _q("v", [v])])
+        assert _exact(score_run(run)) == _exact(_reference(run))
+    empty = QaRun(run=RunMeta(benchmark="b", system="s"), questions=[])
+    assert _exact(score_run(empty)) == _exact(_reference(empty))
+
+
+def _sample_run() -> QaRun:
+    run = _random_run(random.Random(7), 200)
+    assert len({s.failure for s in _reference(run).questions}) > 1  # failures among the rest
+    return run
+
+
+def test_unmaterialised_score_pickles_its_columns_and_round_trips() -> None:
+    run = _sample_run()
+    fresh = score_run(run)
+    blob = pickle.dumps(fresh, protocol=pickle.HIGHEST_PROTOCOL)
+    assert "questions" not in fresh.__dict__  # pickling did not build the questions...
+    assert b"QuestionScore" not in blob  # ...nor pickled any
+    back = pickle.loads(blob)
+    assert scores_packed(back) and "questions" not in back.__dict__
+    assert list(back.__dict__) == list(fresh.__dict__)
+    again = pickle.loads(pickle.dumps(back, protocol=pickle.HIGHEST_PROTOCOL))  # the pack travels as it is
+    assert scores_packed(again)
+    expected = _reference(run)
+    for s in (back, again, fresh):
+        assert _exact(s) == _exact(expected)
+        assert list(s.__dict__) == [f.name for f in dataclasses.fields(RunScore)]
+
+
+def test_unmaterialised_score_behaves_like_an_eager_one() -> None:
+    run = _sample_run()
+    expected = _reference(run)
+    assert score_run(run) == expected and expected == score_run(run)
+    assert repr(score_run(run)) == repr(expected)
+    assert dataclasses.asdict(score_run(run)) == dataclasses.asdict(expected)
+    assert dataclasses.replace(score_run(run), fama=0.5) == dataclasses.replace(expected, fama=0.5)
+    some = [q.question_id for q in run.questions[::3]]
+    assert accuracy_excluding(score_run(run), some) == accuracy_excluding(expected, some)
+    ids, values = scored_scores(expected)
+    assert accuracy_without(*scored_scores(score_run(run)), some) == accuracy_without(ids, values, some)
+    repeats = [score_run(run), score_run(run)]
+    assert combine_repeats(repeats) == combine_repeats([expected, expected])
+    assert all("questions" not in s.__dict__ for s in repeats)  # per-question means read the columns
+    with pytest.raises(AttributeError):
+        _ = score_run(run).no_such_attribute  # type: ignore[attr-defined]
+
+
+def test_first_read_of_the_questions_is_once_across_threads() -> None:
+    run = _sample_run()
+    expected = _reference(run).questions
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often: without the lock, several would build and store questions
+    try:
+        for _ in range(20):
+            score = score_run(run)
+            barrier = threading.Barrier(4)
+            seen: list[tuple[QuestionScore, ...]] = []
+
+            def read(s: RunScore = score, b: threading.Barrier = barrier, out: list[Any] = seen) -> None:
+                b.wait()
+                out.append(s.questions)
+
+            threads = [threading.Thread(target=read) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert len(seen) == 4 and all(x is score.questions for x in seen)
+            assert _exact(score.questions) == _exact(expected)
+    finally:
+        sys.setswitchinterval(before)
+
+
+def test_columnar_score_run_of_a_real_run() -> None:
+    (run,) = mem0_eval.load(real(MEMOBASE / "memobase_eval_0503_3000.json"))
+    from _qa_data import LOCOMO_JSON
+
+    from memeval_core.qa.locomo import join, load_locomo
+
+    joined, _ = join(run, load_locomo(require(LOCOMO_JSON)))
+    for r in (run, joined):
+        assert _exact(score_run(r)) == _exact(_reference(r))
