@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import os
@@ -234,3 +235,53 @@ def test_a_daemonic_process_scores_every_report_itself(pmb: Path, monkeypatch: p
     monkeypatch.setenv(ingest.WORKERS_ENV, "2")
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply(_load_in_a_daemon, (pmb,)) == leaderboard.rows(load_pmb(pmb).runs)
+
+
+def test_the_first_bad_entry_in_file_order_is_the_error(results_with) -> None:  # type: ignore[no-untyped-def]
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["cases"][3]["caseId"] = d["cases"][2]["caseId"]
+        d["cases"][5]["caseId"] = "no-such-case"
+
+    err = _only_error(results_with(mutate=mutate))
+    assert err.path == "$.cases[3].caseId" and "appears twice (first at $.cases[2])" in err.message
+
+    def mutate_other_way(d):  # type: ignore[no-untyped-def]
+        d["cases"][3]["caseId"] = "no-such-case"
+        d["cases"][5]["caseId"] = d["cases"][2]["caseId"]
+
+    err = _only_error(results_with(mutate=mutate_other_way))
+    assert err.path == "$.cases[3].caseId" and "'no-such-case' is not a case of retrieval.cases.json" in err.message
+
+
+def test_unknown_session_turn(pmb: Path, tmp_path: Path) -> None:
+    shutil.copytree(pmb / "fixtures", tmp_path / "fixtures")
+    data = json.loads((pmb / "test-results/baseline/session-retrieval-report-zep.json").read_text())
+    data["cases"][4]["turnIndex"] = 99
+    (tmp_path / "session-retrieval-report-zep.json").write_text(json.dumps(data))
+    (err,) = load_pmb(tmp_path).errors
+    case_id = data["cases"][4]["caseId"]
+    assert err.path == "$.cases[4].caseId"
+    assert err.message.startswith(f"'{case_id} turn 99' is not a case of session-retrieval.cases.json of ")
+
+
+def test_fixture_files_read_once_still_sniffed_like_any_file(pmb: Path, tmp_path: Path) -> None:
+    # The load reuses the fixture files it read; an empty beliefs list is valid there but no recognisable kind.
+    shutil.copytree(pmb / "fixtures", tmp_path / "fixtures")
+    (tmp_path / "fixtures" / "beliefs.seed.json").write_text("[]")
+    shutil.copy(pmb / "test-results/baseline/retrieval-report-tenure.json", tmp_path / "r.json")
+    load = load_pmb(tmp_path)
+    assert load.errors == () and [r.identity.provider for r in load.runs] == ["tenure"]
+    assert load.skipped == ("fixtures/beliefs.seed.json",)
+    assert load.fixture is not None and load.fixture.beliefs == ()
+
+
+def test_a_load_leaves_the_garbage_collector_as_it_found_it(pmb: Path) -> None:
+    assert gc.isenabled()
+    load_pmb(pmb)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_pmb(pmb)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

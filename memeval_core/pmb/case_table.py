@@ -17,15 +17,17 @@ few cases a view shows.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain, filterfalse, repeat
+from operator import is_not, itemgetter
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memeval_core.pmb.pass_types import PASS_TYPES
-from memeval_core.pmb.rescore import ScoredCase
+from memeval_core.pmb.rescore import ScoredCase, ScoredColumns, columns_of
 
 FieldKind = Literal["text", "ids", "optional_ids", "bool", "pass_type", "number", "optional_number", "optional_int"]
 
@@ -45,7 +47,28 @@ FIELDS: tuple[tuple[str, FieldKind], ...] = tuple(
 )
 """Every field of :class:`ScoredCase`, in constructor order, with how it is stored (a new field type fails here)."""
 
+
+def _named(*kinds: FieldKind) -> tuple[str, ...]:
+    return tuple(name for name, kind in FIELDS if kind in kinds)
+
+
+_CODED = _named("text", "ids", "optional_ids")
+_LISTS = _named("ids", "optional_ids")
+_BOOLS = _named("bool")
+_NUMBERS = _named("number")
+_OPTIONAL_NUMBERS = _named("optional_number")
+_OPTIONAL_LISTS = _named("optional_ids")
+_MASKED = (*_OPTIONAL_NUMBERS, *_named("optional_ids", "optional_int"))
+"""Fields stored with a presence mask; optional numbers first, as their masks line up with the float rows."""
+_FLOATS = (*_NUMBERS, *_OPTIONAL_NUMBERS)
+
+_TWINS = {"stated_category": "category", "stated_failures": "failures", "stated_noise_ids": "noise_ids"}
+"""Stated fields whose values usually equal those of the re-derived field named."""
+
 _NO_PASS = -1
+_PASS_CODE: dict[str | None, int] = {None: _NO_PASS, **{t: i for i, t in enumerate(PASS_TYPES)}}
+_NONE_AS_ZERO: dict[None, int] = {None: 0}
+"""``_NONE_AS_ZERO.get(v, v)``: 0 for None, else ``v`` (a C-level map over values)."""
 
 
 class StringPool:
@@ -63,9 +86,19 @@ class StringPool:
     def encode(self, values: Sequence[str]) -> NDArray[np.int32]:
         """Codes of ``values`` (new strings are added)."""
         codes = self._codes
-        # setdefault evaluates len(codes) before inserting, so a new string gets the next free code.
-        out = np.fromiter((codes.setdefault(v, len(codes)) for v in values), np.int32, len(values))
-        return out
+        if len(values) < 2:  # itemgetter of one key returns the value itself, of none raises
+            return np.array([codes.setdefault(v, len(codes)) for v in values], np.int32)
+        # itemgetter looks every value up in one call at C speed. After a load's first runs nearly every string
+        # is known; when some are not, the distinct values are added in first-seen order (the codes adding
+        # values one by one gives) and the lookup repeated.
+        lookup = itemgetter(*values)
+        try:
+            found = lookup(codes)
+        except KeyError:
+            new = dict.fromkeys(filterfalse(codes.__contains__, values))
+            codes.update(zip(new, range(len(codes), len(codes) + len(new)), strict=True))
+            found = lookup(codes)
+        return np.fromiter(found, np.int32, len(values))
 
     def code_of(self, value: str) -> int | None:
         """The code of ``value``, or None when the pool has never seen it."""
@@ -89,10 +122,9 @@ class StringPool:
         self._codes = {s: i for i, s in enumerate(state)}
 
 
-def _offsets(lengths: Sequence[int]) -> NDArray[np.int32]:
-    out = np.zeros(len(lengths) + 1, np.int32)
-    np.cumsum(np.fromiter(lengths, np.int32, len(lengths)), out=out[1:])
-    return out
+def _stacked(values: Iterable[Any], dtype: type[np.generic], rows: int, n: int) -> NDArray[Any]:
+    """``rows`` columns of ``n`` values each, chained, as the rows of one 2-D array."""
+    return np.fromiter(values, dtype, rows * n).reshape(rows, n)
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,33 +149,69 @@ class CaseTable:
     @classmethod
     def from_cases(cls, cases: Sequence[ScoredCase], pool: StringPool | None = None) -> CaseTable:
         """Pack ``cases`` (in order) into columns; text goes into ``pool`` (a new pool when None)."""
+        return cls.from_columns(columns_of(cases), pool)
+
+    @classmethod
+    def from_columns(cls, cols: ScoredColumns, pool: StringPool | None = None) -> CaseTable:
+        """:meth:`from_cases` of cases given as columns (see :func:`~memeval_core.pmb.rescore.columns`)."""
+        # A run has tens of cases, so the cost is per numpy call more than per value: fields of one kind are
+        # packed as one 2-D array (each field a row of it), values pass through C-level maps, and all text
+        # is encoded in one call.
         pool = StringPool() if pool is None else pool
-        n = len(cases)
-        columns: dict[str, NDArray[Any]] = {}
-        offsets: dict[str, NDArray[np.int32]] = {}
+        n = len(cols["case_id"])
+        arrays: dict[str, NDArray[Any]] = {}
         masks: dict[str, NDArray[np.bool_]] = {}
-        for name, kind in FIELDS:
-            values: list[Any] = [getattr(c, name) for c in cases]
-            if kind == "text":
-                columns[name] = pool.encode(values)
-            elif kind in ("ids", "optional_ids"):
-                if kind == "optional_ids":
-                    masks[name] = np.fromiter((v is not None for v in values), np.bool_, n)
-                    values = [() if v is None else v for v in values]
-                offsets[name] = _offsets([len(v) for v in values])
-                columns[name] = pool.encode([s for v in values for s in v])
-            elif kind == "bool":
-                columns[name] = np.fromiter(values, np.bool_, n)
-            elif kind == "pass_type":
-                index = {t: i for i, t in enumerate(PASS_TYPES)}
-                columns[name] = np.fromiter((_NO_PASS if v is None else index[v] for v in values), np.int8, n)
-            elif kind == "number":
-                columns[name] = np.fromiter(values, np.float64, n)
+
+        lists: dict[str, Sequence[Sequence[str]]] = {name: cols[name] for name in _LISTS}
+        for name in _OPTIONAL_LISTS:  # absent lists are stored empty (and masked below)
+            if None in lists[name]:
+                lists[name] = [() if v is None else v for v in lists[name]]
+        ends = chain.from_iterable(accumulate(map(len, values), initial=0) for values in lists.values())
+        offsets = dict(zip(lists, _stacked(ends, np.int32, len(lists), n + 1), strict=True))
+
+        # A report usually states exactly the re-derived failures (and the fixture's categories): such a
+        # column has the codes of its twin, which comes earlier in field order.
+        same = [name for name, twin in _TWINS.items() if cols[name] == cols[twin]]
+        coded = [name for name in _CODED if name not in same]
+        text: list[str] = []
+        text_ends: list[int] = []
+        for name in coded:
+            if name in lists:
+                text.extend(chain.from_iterable(lists[name]))
             else:
-                masks[name] = np.fromiter((v is not None for v in values), np.bool_, n)
-                dtype = np.float64 if kind == "optional_number" else np.int64
-                columns[name] = np.fromiter((0 if v is None else v for v in values), dtype, n)
-        return cls(n=n, pool=pool, columns=columns, offsets=offsets, masks=masks)
+                text += cols[name]
+            text_ends.append(len(text))
+        codes = pool.encode(text)
+        start = 0
+        for name, end in zip(coded, text_ends, strict=True):
+            arrays[name] = codes[start:end]
+            start = end
+        for name in same:
+            arrays[name] = arrays[_TWINS[name]]
+
+        def chained(names: Sequence[str]) -> Iterator[Any]:
+            return chain.from_iterable(cols[name] for name in names)
+
+        # All flags (bool fields, then the presence of optional ones) in one array, all floats in another.
+        flags = chain(chained(_BOOLS), map(is_not, chained(_MASKED), repeat(None)))
+        flag_rows = _stacked(flags, np.bool_, len(_BOOLS) + len(_MASKED), n)
+        arrays.update(zip(_BOOLS, flag_rows[: len(_BOOLS)], strict=True))
+        present = flag_rows[len(_BOOLS) :]
+        masks.update(zip(_MASKED, present, strict=True))
+        floats = _stacked(chained(_FLOATS), np.float64, len(_FLOATS), n)
+        # None converts to NaN; an absent value is stored as 0 (a NaN that is a value stays).
+        np.copyto(floats[len(_NUMBERS) :], 0.0, where=~present[: len(_OPTIONAL_NUMBERS)])
+        arrays.update(zip(_FLOATS, floats, strict=True))
+        turns = cols["turn_index"]
+        arrays["turn_index"] = np.fromiter(map(_NONE_AS_ZERO.get, turns, turns), np.int64, n)
+        arrays["pass_type"] = np.fromiter(map(_PASS_CODE.__getitem__, cols["pass_type"]), np.int8, n)
+        return cls(
+            n=n,
+            pool=pool,
+            columns={name: arrays[name] for name, _ in FIELDS},
+            offsets=offsets,
+            masks={name: masks[name] for name, _ in FIELDS if name in masks},
+        )
 
     def recoded(self, pool: StringPool) -> CaseTable:
         """The same table with its text coded in ``pool`` (itself when it already is)."""

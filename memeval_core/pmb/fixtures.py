@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
+from memeval_core.pmb.assertions import PreparedCase, prepare_case
 from memeval_core.pmb.models import Belief, RetrievalCase, SessionCase, SessionTurn
+from memeval_core.pmb.session import PreparedTurn, prepare_turn
 
 HARNESS_USER = "test-user"
 """The user id the harness issues queries for (its pinned beliefs are the 'pinned seed')."""
@@ -15,6 +18,9 @@ CASES_FILE = "retrieval.cases.json"
 SESSION_CASES_FILE = "session-retrieval.cases.json"
 BELIEFS_FILE = "beliefs.seed.json"
 FIXTURE_FILES = (CASES_FILE, SESSION_CASES_FILE, BELIEFS_FILE)
+
+_REBUILT = frozenset({"prepared_cases", "prepared_turns"})
+"""Cached properties left out of a pickled fixture."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,21 @@ class PmbFixture:
     def pinned_in_seed(self) -> frozenset[str]:
         """Pinned beliefs of the harness user: excluded from a mustInclude-derived gold set."""
         return frozenset(b.id for b in self.beliefs if b.pinned and b.user_id == HARNESS_USER)
+
+    @cached_property
+    def prepared_cases(self) -> dict[str, PreparedCase]:
+        """:attr:`case_by_id`, prepared for scoring (see :class:`~memeval_core.pmb.assertions.PreparedCase`)."""
+        seed = self.pinned_in_seed
+        return {c.case_id: prepare_case(c, seed) for c in self.cases}
+
+    @cached_property
+    def prepared_turns(self) -> dict[tuple[str, int], PreparedTurn]:
+        """:attr:`turn_by_key`, prepared for scoring (see :class:`~memeval_core.pmb.session.PreparedTurn`)."""
+        return {key: prepare_turn(turn) for key, turn in self.turn_by_key.items()}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A warm start unpickles the fixture with every load: the prepared forms rebuild faster than they unpickle.
+        return {k: v for k, v in self.__dict__.items() if k not in _REBUILT}
 
     @cached_property
     def category_order(self) -> tuple[str, ...]:

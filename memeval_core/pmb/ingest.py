@@ -13,10 +13,12 @@ import json
 import math
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
+from itertools import count, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +27,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from memeval_core import workers
 from memeval_core.errors import IngestError, json_path
-from memeval_core.pmb.case_table import StringPool
+from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
 from memeval_core.pmb.models import (
     Belief,
@@ -36,9 +38,10 @@ from memeval_core.pmb.models import (
     SingleTurnEntry,
     SingleTurnReport,
 )
-from memeval_core.pmb.rescore import aggregate, rescore_session, rescore_single_turn
+from memeval_core.pmb.rescore import aggregate_columns, columns, session_rows, single_turn_rows
 from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity, assign_display_names
-from memeval_core.pmb.verify import verify_cases, verify_ingestion, verify_summary
+from memeval_core.pmb.verify import verify_columns, verify_ingestion, verify_summary
+from memeval_core.qa.lazy import gc_paused
 
 Kind = Literal["single-turn-report", "session-report", "cases", "session-cases", "beliefs"]
 
@@ -201,7 +204,12 @@ _BELIEFS = TypeAdapter(list[Belief])
 
 def load_fixture(directory: Path) -> PmbFixture:
     """Load the three PMB fixture files from a directory; raise :class:`IngestError` on any problem."""
-    files = {}
+    return _read_fixture(directory)[0]
+
+
+def _read_fixture(directory: Path) -> tuple[PmbFixture, dict[Path, RawFile]]:
+    """:func:`load_fixture`, and the files it read by path."""
+    files: dict[str, RawFile] = {}
     for name in (CASES_FILE, SESSION_CASES_FILE, BELIEFS_FILE):
         p = directory / name
         if not p.is_file():
@@ -209,13 +217,14 @@ def load_fixture(directory: Path) -> PmbFixture:
                 str(p), "$", "fixture file is missing", "run `python -m memeval_core sync` or pass --fixtures DIR"
             )
         files[name] = read_json(p, str(p))
-    return PmbFixture(
+    fixture = PmbFixture(
         cases=tuple(_validate(_CASES, files[CASES_FILE], "retrieval.cases.json")),
         session_cases=tuple(_validate(_SESSION_CASES, files[SESSION_CASES_FILE], "session-retrieval.cases.json")),
         beliefs=tuple(_validate(_BELIEFS, files[BELIEFS_FILE], "beliefs.seed.json")),
         source=str(directory),
         sha256={k: v.sha256 for k, v in files.items()},
     )
+    return fixture, {raw.path: raw for raw in files.values()}
 
 
 def find_fixture_dir(root: Path) -> Path | None:
@@ -233,69 +242,104 @@ def find_fixture_dir(root: Path) -> Path | None:
     return candidates[0] if candidates else None
 
 
+_CASE_AND_TURN = itemgetter("case_id", "turn_index")
+_CASE_ID = itemgetter("case_id")
+
+
+def _entry_index(
+    rel: str, report: SingleTurnReport | SessionReport, fixture: PmbFixture
+) -> dict[tuple[str, int | None], int]:
+    """Position of each entry by (case id, turn index or None); raise :class:`IngestError` for the first entry
+    (in file order) whose case the fixture lacks or that repeats an earlier one."""
+    # Field values straight from the models' __dict__ (pydantic keeps them there; attribute reads are slower).
+    fields = list(map(vars, report.cases))
+    keys: list[tuple[str, int | None]]
+    if isinstance(report, SessionReport):
+        keys = list(map(_CASE_AND_TURN, fields))
+        known = fixture.turn_by_key.keys() >= set(keys)
+    else:
+        ids = list(map(_CASE_ID, fields))
+        keys = list(zip(ids, repeat(None)))
+        known = fixture.case_by_id.keys() >= set(ids)
+    index = dict(zip(keys, count()))
+    if known and len(index) == len(keys):
+        return index
+    index = {}
+    entries: list[SingleTurnEntry | SessionEntry] = list(report.cases)
+    for i, (e, key) in enumerate(zip(entries, keys, strict=True)):
+        if isinstance(e, SessionEntry):
+            where, found = SESSION_CASES_FILE, key in fixture.turn_by_key
+        else:
+            where, found = CASES_FILE, key[0] in fixture.case_by_id
+        if not found:
+            what = key[0] if key[1] is None else f"{key[0]} turn {key[1]}"
+            raise IngestError(
+                rel,
+                f"$.cases[{i}].caseId",
+                f"{what!r} is not a case of {where} of {fixture.source}",
+                "check that the report and the fixture come from the same benchmark version",
+            )
+        if key in index:
+            raise IngestError(
+                rel,
+                f"$.cases[{i}].caseId",
+                f"{key[0]!r} appears twice (first at $.cases[{index[key]}])",
+                "each case may be reported once per run",
+            )
+        index[key] = i
+    return index
+
+
 def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture, pool: StringPool | None = None) -> PmbRun:
     """Validate, re-score and verify one report; raise :class:`IngestError` on bad content.
 
     ``pool``: the string pool shared by the runs of one load (a new one when None).
     """
+    return _scored(raw.rel, raw.sha256, _validated(raw, kind), fixture, pool)
+
+
+def _validated(raw: RawFile, kind: Kind) -> SingleTurnReport | SessionReport:
     session = kind == "session-report"
     report: SingleTurnReport | SessionReport = _validate(
         SessionReport if session else SingleTurnReport, raw, "session report" if session else "single-turn report"
     )
-    keys: dict[tuple[str, int | None], int] = {}
-    entries: list[SingleTurnEntry | SessionEntry] = list(report.cases)
-    for i, e in enumerate(entries):
-        if isinstance(e, SessionEntry):
-            key: tuple[str, int | None] = (e.case_id, e.turn_index)
-            known = key in fixture.turn_by_key
-            where = f"{SESSION_CASES_FILE} of {fixture.source}"
-        else:
-            key = (e.case_id, None)
-            known = e.case_id in fixture.case_by_id
-            where = f"{CASES_FILE} of {fixture.source}"
-        if not known:
-            what = e.case_id if key[1] is None else f"{e.case_id} turn {key[1]}"
-            raise IngestError(
-                raw.rel,
-                f"$.cases[{i}].caseId",
-                f"{what!r} is not a case of {where}",
-                "check that the report and the fixture come from the same benchmark version",
-            )
-        if key in keys:
-            raise IngestError(
-                raw.rel,
-                f"$.cases[{i}].caseId",
-                f"{key[0]!r} appears twice (first at $.cases[{keys[key]}])",
-                "each case may be reported once per run",
-            )
-        keys[key] = i
-    cases = (
-        rescore_session(report, fixture) if isinstance(report, SessionReport) else rescore_single_turn(report, fixture)
+    return report
+
+
+def _scored(
+    rel: str, sha256: str, report: SingleTurnReport | SessionReport, fixture: PmbFixture, pool: StringPool | None
+) -> PmbRun:
+    """:func:`build_run` of a validated report (``rel``, ``sha256``: its file's)."""
+    session = isinstance(report, SessionReport)
+    keys = _entry_index(rel, report, fixture)
+    cols = columns(
+        session_rows(report, fixture) if isinstance(report, SessionReport) else single_turn_rows(report, fixture)
     )
-    derived = aggregate(cases, stated_categories=True)
+    derived = aggregate_columns(cols, stated_categories=True)
     mismatches = verify_summary(report.retrieval, derived, session)
     if report.ingestion is not None:
         mismatches += verify_ingestion(report.ingestion)
-    mismatches += verify_cases(cases, keys)
-    stem = raw.rel.rsplit("/", 1)[-1].removesuffix(".json")
+    mismatches += verify_columns(cols, keys)
+    stem = rel.rsplit("/", 1)[-1].removesuffix(".json")
     benchmark: Benchmark = "pmb-session" if session else "pmb-single-turn"
-    return PmbRun.from_cases(
+    return PmbRun(
         identity=RunIdentity(
-            run_id=f"{stem}-{raw.sha256[:10]}",
+            run_id=f"{stem}-{sha256[:10]}",
             display_name=report.provider,
             provider=report.provider,
             benchmark=benchmark,
-            source=raw.rel,
-            sha256=raw.sha256,
+            source=rel,
+            sha256=sha256,
         ),
-        cases=cases,
+        table=CaseTable.from_columns(cols, pool),
+        # Every entry states the fixture's category (or none) in current reports: the grouping is the same.
+        aggregate=derived if cols["stated_category"] == cols["category"] else aggregate_columns(cols),
         stated=report.retrieval,
         ingestion=report.ingestion,
         mismatches=tuple(mismatches),
         extra_fields=tuple(
             sorted((report.model_extra or {}).keys() | ({"provenance"} if report.provenance else set()))
         ),
-        pool=pool,
     )
 
 
@@ -310,12 +354,20 @@ _Outcome = PmbRun | _ReportError | IngestError | str | None
 """What one file gave: a run, a scoring error, a read error, a skipped file's path, or nothing (a fixture)."""
 
 
-def _load_file(path: Path, rel: str, fixture: PmbFixture | None, pool: StringPool | None = None) -> _Outcome:
-    """Read, sniff and (for reports) score one file; text goes into ``pool`` (a pool of its own when None)."""
-    try:
-        raw = read_json(path, rel)
-    except IngestError as exc:
-        return exc
+def _load_file(
+    path: Path, rel: str, fixture: PmbFixture | None, pool: StringPool | None = None, read: RawFile | None = None
+) -> _Outcome:
+    """Read, sniff and (for reports) score one file; text goes into ``pool`` (a pool of its own when None).
+
+    ``read``: the file as already read (a fixture file), instead of reading it again.
+    """
+    if read is not None:
+        raw = replace(read, rel=rel)
+    else:
+        try:
+            raw = read_json(path, rel)
+        except IngestError as exc:
+            return exc
     kind = sniff(raw.data)
     if kind in ("single-turn-report", "session-report"):
         if fixture is None:
@@ -328,7 +380,11 @@ def _load_file(path: Path, rel: str, fixture: PmbFixture | None, pool: StringPoo
                 )
             )
         try:
-            return build_run(raw, kind, fixture, pool)
+            report = _validated(raw, kind)
+            sha256 = raw.sha256
+            # Dropping the parsed JSON before scoring lets scoring reuse its (recently touched) memory.
+            del raw
+            return _scored(rel, sha256, report, fixture, pool)
         except IngestError as exc:
             return _ReportError(exc)
     if kind is None:
@@ -375,7 +431,11 @@ def worker_count(paths: Sequence[Path]) -> int:
 
 
 def _outcomes(
-    paths: Sequence[Path], rels: Sequence[str], fixture: PmbFixture | None, pool: StringPool
+    paths: Sequence[Path],
+    rels: Sequence[str],
+    fixture: PmbFixture | None,
+    pool: StringPool,
+    read: Mapping[Path, RawFile] | None = None,
 ) -> Iterator[_Outcome]:
     """Every file's outcome, in file order; scored in worker processes when the load is large enough.
 
@@ -384,8 +444,10 @@ def _outcomes(
     2,000 cases travels back as half a megabyte, and taking results file by file as they come (and
     recoding them into ``pool``) keeps memory flat at a thousand reports. Workers start as
     :func:`memeval_core.workers.start_method` says. If the workers die (for example a spawned worker
-    cannot import the caller's script), the remaining files are scored here.
+    cannot import the caller's script), the remaining files are scored here. ``read``: files already read
+    (the fixture's), by path.
     """
+    read = read or {}
     n_workers = worker_count(paths)
     done = 0
     if n_workers > 1:
@@ -400,18 +462,25 @@ def _outcomes(
         except (BrokenProcessPool, OSError):
             pass
     for path, rel in zip(paths[done:], rels[done:], strict=True):
-        yield _load_file(path, rel, fixture, pool)
+        yield _load_file(path, rel, fixture, pool, read.get(path))
 
 
 def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
     """Load every PMB report under ``results``, scored against ``fixtures`` (default: found under results)."""
+    # Parsed reports and scored rows are thousands of containers, none of them garbage (see gc_paused).
+    with gc_paused():
+        return _load_pmb(results, fixtures)
+
+
+def _load_pmb(results: Path, fixtures: Path | None) -> PmbLoad:
     errors: list[IngestError] = []
     skipped: list[str] = []
     fixture: PmbFixture | None = None
+    fixture_files: dict[Path, RawFile] = {}
     fixture_dir = fixtures if fixtures is not None else find_fixture_dir(results)
     if fixture_dir is not None:
         try:
-            fixture = load_fixture(fixture_dir)
+            fixture, fixture_files = _read_fixture(fixture_dir)
         except IngestError as exc:
             errors.append(exc)
 
@@ -422,9 +491,10 @@ def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
     report_errors: list[IngestError] = []
     paths = list(iter_json_files(results))
     rels = [p.relative_to(results).as_posix() for p in paths]
-    for outcome in _outcomes(paths, rels, fixture, pool):
+    for outcome in _outcomes(paths, rels, fixture, pool, fixture_files):
         if isinstance(outcome, PmbRun):
-            runs.append(replace(outcome, table=outcome.table.recoded(pool)))
+            table = outcome.table.recoded(pool)
+            runs.append(outcome if table is outcome.table else replace(outcome, table=table))
         elif isinstance(outcome, _ReportError):
             report_errors.append(outcome.error)
         elif isinstance(outcome, IngestError):

@@ -8,15 +8,18 @@ non-null values, nearest-rank latency percentiles, categories by case count).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter, itemgetter
+from typing import Any
 
 from memeval_core.latency import LatencySummary, summarize
-from memeval_core.pmb.assertions import check_case
+from memeval_core.pmb.assertions import check_fields
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.models import SessionReport, SingleTurnReport
 from memeval_core.pmb.pass_types import PASS_TYPES, PassType, classify_pass
-from memeval_core.pmb.session import check_turn
+from memeval_core.pmb.session import check_prepared_turn
 
 
 @dataclass(frozen=True)
@@ -77,90 +80,181 @@ class ScoredCase:
     """Session turns: the report's noise ids."""
 
 
-def rescore_single_turn(report: SingleTurnReport, fixture: PmbFixture) -> tuple[ScoredCase, ...]:
-    """Re-derive every case of a single-turn report (case ids must exist in the fixture)."""
-    out: list[ScoredCase] = []
-    pinned_in_seed = fixture.pinned_in_seed
-    for e in report.cases:
-        case = fixture.case_by_id[e.case_id]
-        chk = check_case(
-            case,
-            e.pinned_beliefs,
-            e.relevant_beliefs,
-            e.retrieved_questions,
-            e.failures,
-            pinned_in_seed,
+ScoredRow = tuple[Any, ...]
+"""The fields of one :class:`ScoredCase`, in constructor order (``ScoredCase(*row)`` builds the object)."""
+
+ScoredColumns = dict[str, tuple[Any, ...]]
+"""Field name of :class:`ScoredCase` -> that field of every case, in case order."""
+
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(ScoredCase))
+"""The fields of :class:`ScoredCase`, in constructor order."""
+
+_ALL_FIELDS = attrgetter(*FIELD_NAMES)
+
+
+_ENTRY_FIELDS = itemgetter(
+    "case_id",
+    "category",
+    "pinned_beliefs",
+    "relevant_beliefs",
+    "retrieved_questions",
+    "failures",
+    "retrieval_latency_ms",
+    "passed",
+    "retrieval_precision",
+    "retrieval_recall",
+)
+_TURN_KEY = itemgetter("case_id", "turn_index")
+_TURN_FIELDS = itemgetter(
+    "case_id",
+    "turn_index",
+    "category",
+    "retrieved_belief_ids",
+    "pinned_belief_ids",
+    "retrieved_questions",
+    "noise_belief_ids",
+    "drift_score",
+    "passed",
+    "failures",
+    "retrieval_latency_ms",
+    "retrieval_precision",
+    "retrieval_recall",
+)
+
+
+def single_turn_rows(report: SingleTurnReport, fixture: PmbFixture) -> list[ScoredRow]:
+    """:func:`rescore_single_turn` as rows: a load packs them into columns without a :class:`ScoredCase` each."""
+    out: list[ScoredRow] = []
+    prepared = fixture.prepared_cases
+    # Pydantic models answer attribute reads through a __getattr__ hook; one C-level pick of every field
+    # from the model's __dict__ (where pydantic keeps them) costs less than two such reads.
+    for (
+        case_id,
+        stated_category,
+        pinned,
+        returned,
+        questions,
+        stated_failures,
+        latency,
+        stated_passed,
+        stated_precision,
+        stated_recall,
+    ) in map(_ENTRY_FIELDS, map(vars, report.cases)):
+        case = prepared[case_id]
+        category = case.category
+        relevant, failures, persona, precision, recall, coverage = check_fields(
+            case, pinned, returned, questions, stated_failures
         )
+        passed = not failures and not persona  # as CaseCheck.passed has it
         out.append(
-            ScoredCase(
-                case_id=e.case_id,
-                turn_index=None,
-                label="",
-                category=case.category,
-                stated_category=e.category or case.category,
-                description=case.description,
-                pinned=tuple(e.pinned_beliefs),
-                relevant=tuple(dict.fromkeys(e.relevant_beliefs)),
-                questions=tuple(e.retrieved_questions),
-                passed=chk.passed,
-                pass_type=classify_pass(chk.passed, chk.precision, case.category),
-                precision=chk.precision,
-                recall=chk.recall,
-                pinned_coverage=chk.pinned_coverage,
-                drift=None,
-                noise_ids=(),
-                returned_nothing=not e.relevant_beliefs,
-                failures=chk.failures + chk.persona_failures,
-                taken_from_report=chk.persona_failures,
-                latency_ms=e.retrieval_latency_ms,
-                stated_passed=e.passed,
-                stated_precision=e.retrieval_precision,
-                stated_recall=e.retrieval_recall,
-                stated_failures=tuple(e.failures),
-                stated_drift=None,
-                stated_noise_ids=(),
+            (
+                case_id,  # case_id
+                None,  # turn_index
+                "",  # label
+                category,  # category
+                stated_category or category,  # stated_category
+                case.description,  # description
+                tuple(pinned),  # pinned
+                relevant,  # relevant
+                tuple(questions),  # questions
+                passed,  # passed
+                classify_pass(passed, precision, category),  # pass_type
+                precision,  # precision
+                recall,  # recall
+                coverage,  # pinned_coverage
+                None,  # drift
+                (),  # noise_ids
+                not returned,  # returned_nothing
+                failures + persona,  # failures
+                persona,  # taken_from_report
+                latency,  # latency_ms
+                stated_passed,  # stated_passed
+                stated_precision,  # stated_precision
+                stated_recall,  # stated_recall
+                tuple(stated_failures),  # stated_failures
+                None,  # stated_drift
+                (),  # stated_noise_ids
             )
         )
-    return tuple(out)
+    return out
+
+
+def session_rows(report: SessionReport, fixture: PmbFixture) -> list[ScoredRow]:
+    """:func:`rescore_session` as rows (see :func:`single_turn_rows`)."""
+    out: list[ScoredRow] = []
+    prepared = fixture.prepared_turns
+    # Field values straight from the models' __dict__ (see single_turn_rows), in (case, turn index) order.
+    entries = sorted(map(vars, report.cases), key=_TURN_KEY)
+    for (
+        case_id,
+        turn_index,
+        category,
+        returned,
+        pinned,
+        questions,
+        stated_noise,
+        stated_drift,
+        stated_passed,
+        stated_failures,
+        latency,
+        stated_precision,
+        stated_recall,
+    ) in map(_TURN_FIELDS, entries):
+        turn = prepared[(case_id, turn_index)]
+        chk = check_prepared_turn(turn, returned, pinned, questions, stated_failures)
+        out.append(
+            (
+                case_id,  # case_id
+                turn_index,  # turn_index
+                turn.label,  # label
+                category,  # category
+                category,  # stated_category
+                turn.user_message,  # description
+                tuple(pinned),  # pinned
+                tuple(dict.fromkeys(returned)),  # relevant
+                None if questions is None else tuple(questions),  # questions
+                chk.passed,  # passed
+                classify_pass(chk.passed, chk.precision, category),  # pass_type
+                chk.precision,  # precision
+                chk.recall,  # recall
+                None,  # pinned_coverage
+                chk.drift,  # drift
+                chk.noise_ids,  # noise_ids
+                chk.returned_nothing,  # returned_nothing
+                chk.failures + chk.report_failures,  # failures
+                chk.report_failures,  # taken_from_report
+                latency,  # latency_ms
+                stated_passed,  # stated_passed
+                stated_precision,  # stated_precision
+                stated_recall,  # stated_recall
+                tuple(stated_failures),  # stated_failures
+                stated_drift,  # stated_drift
+                tuple(stated_noise),  # stated_noise_ids
+            )
+        )
+    return out
+
+
+def rescore_single_turn(report: SingleTurnReport, fixture: PmbFixture) -> tuple[ScoredCase, ...]:
+    """Re-derive every case of a single-turn report (case ids must exist in the fixture)."""
+    return tuple(ScoredCase(*row) for row in single_turn_rows(report, fixture))
 
 
 def rescore_session(report: SessionReport, fixture: PmbFixture) -> tuple[ScoredCase, ...]:
     """Re-derive every turn of a session report, in (case, turn index) order."""
-    out: list[ScoredCase] = []
-    for e in sorted(report.cases, key=lambda x: (x.case_id, x.turn_index)):
-        turn = fixture.turn_by_key[(e.case_id, e.turn_index)]
-        chk = check_turn(turn, e.retrieved_belief_ids, e.pinned_belief_ids, e.retrieved_questions, e.failures)
-        out.append(
-            ScoredCase(
-                case_id=e.case_id,
-                turn_index=e.turn_index,
-                label=turn.label,
-                category=e.category,
-                stated_category=e.category,
-                description=turn.user_message,
-                pinned=tuple(e.pinned_belief_ids),
-                relevant=tuple(dict.fromkeys(e.retrieved_belief_ids)),
-                questions=None if e.retrieved_questions is None else tuple(e.retrieved_questions),
-                passed=chk.passed,
-                pass_type=classify_pass(chk.passed, chk.precision, e.category),
-                precision=chk.precision,
-                recall=chk.recall,
-                pinned_coverage=None,
-                drift=chk.drift,
-                noise_ids=chk.noise_ids,
-                returned_nothing=chk.returned_nothing,
-                failures=chk.failures + chk.report_failures,
-                taken_from_report=chk.report_failures,
-                latency_ms=e.retrieval_latency_ms,
-                stated_passed=e.passed,
-                stated_precision=e.retrieval_precision,
-                stated_recall=e.retrieval_recall,
-                stated_failures=tuple(e.failures),
-                stated_drift=e.drift_score,
-                stated_noise_ids=tuple(e.noise_belief_ids),
-            )
-        )
-    return tuple(out)
+    return tuple(ScoredCase(*row) for row in session_rows(report, fixture))
+
+
+def columns(rows: Sequence[ScoredRow]) -> ScoredColumns:
+    """Rows transposed into one tuple per field."""
+    if not rows:
+        return dict.fromkeys(FIELD_NAMES, ())
+    return dict(zip(FIELD_NAMES, zip(*rows, strict=True), strict=True))
+
+
+def columns_of(cases: Sequence[ScoredCase]) -> ScoredColumns:
+    """The fields of ``cases`` as columns."""
+    return columns(list(map(_ALL_FIELDS, cases)))
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -217,31 +311,45 @@ def aggregate(cases: Sequence[ScoredCase], *, stated_categories: bool = False) -
     ``stated_categories`` groups by the category each entry of the report states instead of the
     fixture's, which is how a report's own category block must be checked.
     """
+    return aggregate_columns(columns_of(cases), stated_categories=stated_categories)
+
+
+def picked(rows: Sequence[int], *columns: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The values at ``rows`` of each column (one C-level gather per column)."""
+    if len(rows) == 1:  # itemgetter of one key returns the value itself, not a tuple
+        return [(col[rows[0]],) for col in columns]
+    if not rows:  # itemgetter needs a key
+        return [() for _ in columns]
+    pick = itemgetter(*rows)
+    return [pick(col) for col in columns]
+
+
+def aggregate_columns(cols: ScoredColumns, *, stated_categories: bool = False) -> Aggregate:
+    """:func:`aggregate` of cases given as columns."""
     types: dict[str, int] = dict.fromkeys(PASS_TYPES, 0)
-    for c in cases:
-        if c.pass_type is not None:
-            types[c.pass_type] += 1
-    by_cat: dict[str, list[ScoredCase]] = {}
-    for c in cases:
-        by_cat.setdefault(c.stated_category if stated_categories else c.category, []).append(c)
-    cats = tuple(
-        CategoryAggregate(
-            category=k,
-            cases=len(v),
-            passed=sum(c.passed for c in v),
-            mean_precision=_mean([c.precision for c in v]),
-            mean_recall=_mean([c.recall for c in v]),
+    for t, count in Counter(cols["pass_type"]).items():
+        if t is not None:
+            types[t] += count
+    passed, precision, recall = cols["passed"], cols["precision"], cols["recall"]
+    by_cat: dict[str, list[int]] = {}
+    for i, k in enumerate(cols["stated_category" if stated_categories else "category"]):
+        by_cat.setdefault(k, []).append(i)
+    cats: list[CategoryAggregate] = []
+    for k, rows in sorted(by_cat.items(), key=lambda kv: -len(kv[1])):
+        ok, p, r = picked(rows, passed, precision, recall)
+        cats.append(
+            CategoryAggregate(
+                category=k, cases=len(rows), passed=sum(ok), mean_precision=_mean(p), mean_recall=_mean(r)
+            )
         )
-        for k, v in sorted(by_cat.items(), key=lambda kv: -len(kv[1]))
-    )
-    drifts = [c.drift for c in cases if c.drift is not None]
+    drifts = [d for d in cols["drift"] if d is not None]
     return Aggregate(
-        cases=len(cases),
-        passed=sum(c.passed for c in cases),
+        cases=len(passed),
+        passed=sum(passed),
         pass_types=types,
-        mean_precision=_mean([c.precision for c in cases]),
-        mean_recall=_mean([c.recall for c in cases]),
+        mean_precision=_mean(precision),
+        mean_recall=_mean(recall),
         mean_drift=math.fsum(drifts) / len(drifts) if drifts else None,
-        latency=summarize([c.latency_ms for c in cases]),
-        categories=cats,
+        latency=summarize(cols["latency_ms"]),
+        categories=tuple(cats),
     )

@@ -9,7 +9,7 @@ from typing import Literal
 
 from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
-from memeval_core.pmb.rescore import Aggregate, ScoredCase, aggregate
+from memeval_core.pmb.rescore import Aggregate, ScoredCase, aggregate_columns, columns_of
 
 Benchmark = Literal["pmb-single-turn", "pmb-session"]
 BENCHMARKS: tuple[Benchmark, ...] = ("pmb-single-turn", "pmb-session")
@@ -71,10 +71,11 @@ class PmbRun:
         pool: StringPool | None = None,
     ) -> PmbRun:
         """A run from its re-derived cases; their text is interned in ``pool`` (shared by a load's runs)."""
+        cols = columns_of(cases)
         return cls(
             identity=identity,
-            table=CaseTable.from_cases(cases, pool),
-            aggregate=aggregate(cases),
+            table=CaseTable.from_columns(cols, pool),
+            aggregate=aggregate_columns(cols),
             stated=stated,
             ingestion=ingestion,
             mismatches=mismatches,

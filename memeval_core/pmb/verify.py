@@ -9,11 +9,14 @@ sentence naming the JSON path, the stated and the re-derived value.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from itertools import chain, compress, count
+from operator import itemgetter, ne
 
 from memeval_core.pmb.assertions import normalize_failure
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
-from memeval_core.pmb.rescore import Aggregate, ScoredCase
+from memeval_core.pmb.rescore import Aggregate, ScoredCase, ScoredColumns, columns_of
 from memeval_core.rounding import js_round, ms, ratio
 
 TOLERANCE = 1e-9
@@ -36,7 +39,8 @@ class _Mismatches:
         self.items: list[str] = []
 
     def check(self, path: str, stated: float | int | None, derived: float | int | None) -> None:
-        if not _same(stated, derived):
+        # Equal values (the usual case) are always the same; only a difference needs the tolerance.
+        if stated != derived and not _same(stated, derived):
             self.items.append(f"{path}: stated {_fmt(stated)}, re-derived {_fmt(derived)}")
 
     def check_if_stated(self, path: str, stated: float | int | None, derived: float | int | None) -> None:
@@ -101,29 +105,70 @@ def verify_ingestion(ing: Ingestion) -> list[str]:
     return m.items
 
 
+def sorted_normalized(failures: Sequence[str]) -> list[str]:
+    """``sorted(normalize_failure(f) for f in failures)``, normalizing only the messages that could carry a tag."""
+    ordered = sorted(failures)
+    # A tagged message starts with "[": sorted, those sit between "[" and "\\" (the next character).
+    lo = bisect_left(ordered, "[")
+    hi = bisect_left(ordered, "\\", lo)
+    if lo == hi:
+        return ordered
+    return sorted(ordered[:lo] + [normalize_failure(f) for f in ordered[lo:hi]] + ordered[hi:])
+
+
+_FIRST_CHARACTER = itemgetter(slice(0, 1))
+
+
+def may_be_tagged(messages: Iterable[str]) -> bool:
+    """True when a message starts with "[", as a tag :func:`normalize_failure` strips does."""
+    return "[" in map(_FIRST_CHARACTER, messages)
+
+
 def verify_cases(cases: Sequence[ScoredCase], entry_index: dict[tuple[str, int | None], int]) -> list[str]:
     """Mismatches between each case's stated verdict/metrics and the re-derived ones."""
+    return verify_columns(columns_of(cases), entry_index)
+
+
+def verify_columns(cols: ScoredColumns, entry_index: dict[tuple[str, int | None], int]) -> list[str]:
+    """:func:`verify_cases` of cases given as columns."""
+    keys = list(zip(cols["case_id"], cols["turn_index"], strict=True))
+    at = list(map(entry_index.__getitem__, keys))
+    # Most stated values equal the re-derived ones exactly, and equal values never mismatch: C-level
+    # comparisons of whole columns find the few cases that need a closer look.
+    suspects: set[int] = set()
+    for name in ("passed", "precision", "recall", "failures", "drift", "noise_ids"):
+        suspects.update(compress(count(), map(ne, cols[f"stated_{name}"], cols[name])))
+    # A tag on a stated message (see normalize_failure) makes lists that are equal as stated differ once
+    # normalized; such a list equals a re-derived one, so the re-derived messages tell. Those start with a
+    # lower-case word: when even the least of them sorts at or after "\\" (the character after "["), none
+    # starts with "[" and no message needs a look.
+    derived = cols["failures"]
+    if min(chain.from_iterable(derived), default="\\") < "\\" and may_be_tagged(chain.from_iterable(derived)):
+        suspects.update(range(len(keys)))
     m = _Mismatches()
-    for c in cases:
-        p = f"$.cases[{entry_index[(c.case_id, c.turn_index)]}]"
-        if c.stated_passed != c.passed:
+    for i in sorted(suspects):
+        case_id, turn = keys[i]
+        path = f"$.cases[{at[i]}]"
+        stated_passed, passed = cols["stated_passed"][i], cols["passed"][i]
+        if stated_passed != passed:
             m.items.append(
-                f"{p}.passed ({c.case_id}): stated {str(c.stated_passed).lower()}, re-derived {str(c.passed).lower()}"
+                f"{path}.passed ({case_id}): stated {str(stated_passed).lower()}, re-derived {str(passed).lower()}"
             )
-        m.check(f"{p}.retrievalPrecision ({c.case_id})", c.stated_precision, c.precision)
-        m.check(f"{p}.retrievalRecall ({c.case_id})", c.stated_recall, c.recall)
-        stated_failures = sorted(normalize_failure(f) for f in c.stated_failures)
-        if stated_failures != sorted(c.failures):
-            extra = sorted(set(stated_failures) - set(c.failures))
-            missing = sorted(set(c.failures) - set(c.stated_failures))
+        m.check(f"{path}.retrievalPrecision ({case_id})", cols["stated_precision"][i], cols["precision"][i])
+        m.check(f"{path}.retrievalRecall ({case_id})", cols["stated_recall"][i], cols["recall"][i])
+        stated_failures, failures = cols["stated_failures"][i], cols["failures"][i]
+        normalized = sorted_normalized(stated_failures)
+        if normalized != sorted(failures):
+            extra = sorted(set(normalized) - set(failures))
+            missing = sorted(set(failures) - set(stated_failures))
             m.items.append(
-                f"{p}.failures ({c.case_id}): stated but not re-derived {extra}, re-derived but not stated {missing}"
+                f"{path}.failures ({case_id}): stated but not re-derived {extra}, re-derived but not stated {missing}"
             )
-        if c.turn_index is not None:
-            m.check(f"{p}.driftScore ({c.case_id} turn {c.turn_index})", c.stated_drift, c.drift)
-            if sorted(c.stated_noise_ids) != sorted(c.noise_ids):
+        if turn is not None:
+            m.check(f"{path}.driftScore ({case_id} turn {turn})", cols["stated_drift"][i], cols["drift"][i])
+            stated_noise, noise = sorted(cols["stated_noise_ids"][i]), sorted(cols["noise_ids"][i])
+            if stated_noise != noise:
                 m.items.append(
-                    f"{p}.noiseBeliefIds ({c.case_id} turn {c.turn_index}): "
-                    f"stated {sorted(c.stated_noise_ids)}, re-derived {sorted(c.noise_ids)}"
+                    f"{path}.noiseBeliefIds ({case_id} turn {turn}): stated {stated_noise}, re-derived {noise}"
                 )
     return m.items
