@@ -645,11 +645,9 @@ def _load_qa(results: Path, datasets: Path | None, side: Callable[[], T] | None)
     tasks, n_workers, method = _plan_tasks(results, files, dataset_rel)
     context = _Context(results, root_name, ds, dataset_rel)
     combine = partial(_combine, context, files, tasks, head)
-    if side is None:
-        return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine), ()
-    if not n_workers:
-        value = side()
-        return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine), (value,)
+    if side is None or not n_workers:
+        beside = () if side is None else (side(),)
+        return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine), beside
     # The side task goes first: it is one of the longest, and its result is not a share of the QA load.
     both = partial(_side_and_shares, combine)
     return workers.run_tasks(_side_or_share, (context, side), [None, *tasks], n_workers, method, both)
