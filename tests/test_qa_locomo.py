@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from _data import require
 from _qa_data import LOCOMO_JSON
@@ -56,6 +58,60 @@ def test_join_by_each_key(ds: locomo.LocomoDataset) -> None:
     assert joined.questions[3].category == "1" and joined.questions[3].category_name == "multi_hop"
     assert joined.questions[0].gold_answer == "7 May 2023"
     assert "4/6 joined" in report.summary()
+
+
+def _edge_questions() -> list[QaQuestion]:
+    """Ids of every shape join knows, including ones the shortcut lookups must leave to the full matcher."""
+    q = partial(QaQuestion, benchmark="locomo")
+    return [
+        q(question_id="conv-26-q0", question="When did Caroline go to the LGBTQ support group?", category="4",
+          gold_answer="stated"),
+        q(question_id="conv-26-q2", question="A different question"),  # text mismatch
+        q(question_id="conv-26-f1"),  # no text: position alone decides
+        q(question_id="conv-26-f03", question="When did Melanie paint a sunrise?"),  # its text's question is taken
+        q(question_id="conv-26-f2", question="what did caroline research?"),  # position's text differs: by text
+        q(question_id="conv-26-f4", conversation="conv-26", question_index=5),  # conversation + index come first
+        q(question_id="conv-26-q1", question="Not its text"),  # unmatched: keeps its id
+        q(question_id="conv-26-f0"),  # duplicate: conv-26-q0 was taken by the first
+        q(question_id="nope", question="Not in LoCoMo", extra_field=1),
+    ]  # fmt: skip
+
+
+def test_owned_join_equals_the_copying_join(ds: locomo.LocomoDataset) -> None:
+    copied, report = locomo.join(_run(_edge_questions()), ds)
+    mine = _run(_edge_questions())
+    originals = list(mine.questions)
+    owned, owned_report = locomo.join(mine, ds, owned=True)
+    assert owned_report == report
+    assert report.by_key == {"question_id": 1, "conversation+index": 1, "conversation+position": 1, "question_text": 1}
+    assert report.duplicates == 1 and report.text_mismatches == 2 and report.category_conflicts == 1
+    assert report.unmatched == ("conv-26-q2", "conv-26-f03", "conv-26-q1", "conv-26-f0", "nope")
+    assert [q.model_dump() for q in owned.questions] == [q.model_dump() for q in copied.questions]
+    assert [q.model_fields_set for q in owned.questions] == [q.model_fields_set for q in copied.questions]
+    assert [list(q.__dict__) for q in owned.questions] == [list(q.__dict__) for q in copied.questions]
+    # Updated in place, not copied; only the unmatched question whose id a joined one took is a new object.
+    assert [a is b for a, b in zip(owned.questions, originals, strict=True)] == [True] * 6 + [False, True, True]
+    ids = [q.question_id for q in owned.questions]
+    assert ids == ["conv-26-q0", "conv-26-q2", "conv-26-q1", "conv-26-f03", "conv-26-q3", "conv-26-q5",
+                   "unjoined:conv-26-q1", "conv-26-f0", "nope"]  # fmt: skip
+    assert originals[0].question_id == "conv-26-q0" and originals[0].category == "2"  # the dataset's code wins
+    fresh = _edge_questions()
+    locomo.join(_run(fresh), ds)
+    assert fresh[2].question == "" and fresh[2].gold_evidence_ids is None  # the copying join leaves its input alone
+
+
+def test_shortcut_indexes_cover_only_their_shapes(ds: locomo.LocomoDataset) -> None:
+    assert len(ds.by_canonical_id) == 1986 and len(ds.by_positional_id) == 1540
+    assert ds.by_positional_id["conv-30-f79"] is ds.by_position[("conv-30", 79)]
+    conversation = {"sample_id": "s1", "conversation": {}, "qa": [{"question": "Q?", "category": 1}]}
+    odd = locomo.parse_locomo([conversation], "x", "")
+    assert odd.by_id.keys() == {"s1-q0"} and not odd.by_canonical_id and not odd.by_positional_id
+    assert odd.joined_fields["s1-q0"] == {
+        "question_id": "s1-q0", "conversation": "s1", "question_index": 0, "category": "1", "category_name": "multi_hop"
+    }  # fmt: skip
+    joined, report = locomo.join(_run([QaQuestion(benchmark="locomo", question_id="s1-q0", question="Q?")]), odd)
+    assert report.joined == 1 and report.by_key["question_text"] == 1  # not canonical-shaped: matched by text
+    assert joined.questions[0].question_id == "s1-q0"
 
 
 def test_repeated_texts_join_in_order(ds: locomo.LocomoDataset) -> None:

@@ -343,7 +343,7 @@ def fill_from_sidecars(
 def _join_locomo(run: QaRun, ds: LocomoDataset | None) -> tuple[QaRun, JoinReport | None]:
     if run.run.benchmark != locomo.BENCHMARK or ds is None:
         return run, None
-    joined, report = locomo.join(run, ds)
+    joined, report = locomo.join(run, ds, owned=True)  # the importer's fresh questions: no copies needed
     if report.joined == report.total:
         # The dataset's codes are authoritative: whether category 5 is scored follows from the joined questions.
         adversarial = any(q.scored and q.category == locomo.ADVERSARIAL for q in joined.questions)

@@ -191,12 +191,31 @@ class LocomoDataset:
     """(sample_id, normalized text) -> questions with that text, in raw order (12 texts repeat)."""
     by_text_any: dict[str, list[LocomoQuestion]] = field(default_factory=dict)
     """Normalized text -> questions in any conversation with that text."""
+    by_canonical_id: dict[str, LocomoQuestion] = field(default_factory=dict)
+    """The ``by_id`` entries whose id has the canonical shape ``conv-<n>-q<i>`` (what :func:`join` tries first)."""
+    by_positional_id: dict[str, LocomoQuestion] = field(default_factory=dict)
+    """Provisional id ``conv-<n>-f<position>`` (:func:`position_id`) -> question (conversations named ``conv-<n>``)."""
+    joined_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Canonical id -> the values :func:`join` gives every question it matches there, whatever the run."""
 
     def __post_init__(self) -> None:
         for q in self.questions:
             self.by_id[q.question_id] = q
+            if _CANONICAL.match(q.question_id):
+                self.by_canonical_id[q.question_id] = q
+            self.joined_fields[q.question_id] = {
+                "question_id": q.question_id,
+                "conversation": q.sample_id,
+                "question_index": q.qa_index,
+                "category": q.category,
+                "category_name": category_name(q.category),
+            }
             if q.position is not None:
                 self.by_position[(q.sample_id, q.position)] = q
+                pid = f"{q.sample_id}-f{q.position}"
+                m = _POSITIONAL.match(pid)
+                if m and m[1] == q.sample_id:
+                    self.by_positional_id[pid] = q
             key = normalize_text(q.question)
             self.by_text.setdefault((q.sample_id, key), []).append(q)
             self.by_text_any.setdefault(key, []).append(q)
@@ -399,7 +418,7 @@ def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: set[str]) 
     return "no-match"
 
 
-def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
+def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, JoinReport]:
     """Match every question of a LoCoMo run to locomo10.json and fill in what the dataset knows.
 
     Keys, tried in order: the canonical ``conv-N-qI`` id; conversation + raw ``qa`` index;
@@ -409,11 +428,15 @@ def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
     matches must agree with the question text when the run has one.
     Joined questions get the canonical id, conversation, raw index, the dataset's category code
     and memeval's name for it, gold evidence ids and (when missing) the gold answer.
+
+    ``owned``: the run's questions are the caller's alone (just imported, referenced nowhere else), so the
+    joined values are written into them instead of into copies; ``run`` must not be used afterwards.
     """
     sample_ids = set(SAMPLE_IDS) | {q.sample_id for q in ds.questions}
     taken: set[str] = set()
     by_key: Counter[str] = Counter()
     unmatched: list[str] = []
+    lost: set[int] = set()  # positions in out of the unmatched questions
     text_mismatches = conflicts = duplicates = 0
     out: list[QaQuestion] = []
     # Joined questions are copies with the dataset's fields (what ``q.model_copy(update=...)`` gives: shallow
@@ -422,12 +445,26 @@ def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
     dicts: list[dict[str, Any]] = []
     extras: list[dict[str, Any] | None] = []
     fields_sets: list[set[str]] = []
+    canonical, positional = ds.by_canonical_id, ds.by_positional_id
     for q in run.questions:
-        conv = _conv_of(q, sample_ids)
-        found = _match(q, ds, conv, taken)
+        # What _match finds for the two common id shapes, inline (one lookup each); everything else goes there.
+        qd = q.__dict__
+        qid, text = qd["question_id"], qd["question"]
+        found: tuple[LocomoQuestion, str] | str
+        if (hit := canonical.get(qid)) is not None:
+            found = (hit, "question_id") if not text or _same_text(hit.question, text) else "text-mismatch"
+        elif (
+            qd["question_index"] is None
+            and (hit := positional.get(qid)) is not None
+            and (not text or _same_text(hit.question, text))
+        ):
+            found = (hit, "conversation+position")
+        else:
+            found = _match(q, ds, _conv_of(q, sample_ids), taken)
         if isinstance(found, str):
             text_mismatches += found == "text-mismatch"
             unmatched.append(q.question_id)
+            lost.add(len(out))
             out.append(q)
             continue
         hit, key = found
@@ -435,26 +472,26 @@ def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
         if hid in taken:
             duplicates += 1
             unmatched.append(q.question_id)
+            lost.add(len(out))
             out.append(q)
             continue
         taken.add(hid)
         by_key[key] += 1
         if q.category is not None and q.category != hit.category:
             conflicts += 1
-        d = q.__dict__.copy()
-        d.update(
-            question_id=hid,
-            conversation=hit.sample_id,
-            question_index=hit.qa_index,
-            question=q.question or hit.question,
-            category=hit.category,
-            category_name=category_name(hit.category),
-            gold_evidence_ids=list(hit.evidence),
-            gold_answer=q.gold_answer if q.gold_answer is not None else hit.answer,
-        )
+        d = qd if owned else qd.copy()
+        d.update(ds.joined_fields[hid])
+        d["gold_evidence_ids"] = list(hit.evidence)
+        if not d["question"]:
+            d["question"] = hit.question
+        if d["gold_answer"] is None:
+            d["gold_answer"] = hit.answer
+        out.append(q)
+        if owned:
+            q.__pydantic_fields_set__.update(_JOINED_FIELDS)
+            continue
         extra = q.__pydantic_extra__
-        at.append(len(out))
-        out.append(q)  # replaced by its copy below
+        at.append(len(out) - 1)  # q is replaced by its copy below
         dicts.append(d)
         extras.append(None if extra is None else extra.copy())
         fields_sets.append(q.__pydantic_fields_set__ | _JOINED_FIELDS)
@@ -467,8 +504,12 @@ def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
     ids = Counter(q.question_id for q in out)
     if len(ids) != len(out):
         # An unmatched question kept a provisional id that a joined one now uses: keep the run's ids unique.
+        # Only the unmatched question is renamed: the joined one keeps its canonical id.
         clash = {i for i, c in ids.items() if c > 1} & set(unmatched)
-        out = [_updated(q, {"question_id": f"unjoined:{q.question_id}"}) if q.question_id in clash else q for q in out]
+        out = [
+            _updated(q, {"question_id": f"unjoined:{q.question_id}"}) if k in lost and q.question_id in clash else q
+            for k, q in enumerate(out)
+        ]
     report = JoinReport(
         total=len(run.questions),
         joined=sum(by_key.values()),
