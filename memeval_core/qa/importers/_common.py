@@ -49,10 +49,18 @@ def fail(src: Source, loc: Sequence[int | str], message: str, hint: str = "") ->
     raise IngestError(src.rel, json_path(loc), message, hint)
 
 
+_MISSING: Any = object()
+
+
 def need(
     src: Source, obj: Mapping[str, Any], key: str, loc: Sequence[int | str], types: type | tuple[type, ...]
 ) -> Any:
     """``obj[key]``, which must exist and be of ``types`` (bools never count as numbers)."""
+    # Importers call this for every field of every item: the exact type, the usual case, is decided first.
+    value = obj.get(key, _MISSING)
+    cls = value.__class__
+    if cls is types or (types.__class__ is tuple and cls in types):
+        return value
     if key not in obj:
         fail(src, [*loc, key], f"missing field {key!r}", "every item of this format has it; was the file truncated?")
     value = obj[key]
@@ -63,8 +71,12 @@ def need(
 
 def opt(src: Source, obj: Mapping[str, Any], key: str, loc: Sequence[int | str], types: type | tuple[type, ...]) -> Any:
     """``obj[key]`` when present and not null (then of ``types``), else None."""
-    if obj.get(key) is None:
+    value = obj.get(key)
+    if value is None:
         return None
+    cls = value.__class__
+    if cls is types or (types.__class__ is tuple and cls in types):
+        return value
     return need(src, obj, key, loc, types)
 
 
@@ -79,6 +91,11 @@ def text(value: Any) -> str | None:
 
 def number(src: Source, obj: Mapping[str, Any], key: str, loc: Sequence[int | str]) -> float | None:
     """A finite non-negative number field, or None when absent/null."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if (value.__class__ is float or value.__class__ is int) and 0 <= value < _INF:  # NaN fails the comparison
+        return float(value)
     value = opt(src, obj, key, loc, (int, float))
     if value is None:
         return None
@@ -98,6 +115,25 @@ def binary_verdict(
     """A binary verdict from ``true``/``false``, ``0``/``1`` (also as ``"0"``/``"1"``); None for null."""
     if value is None:
         return None
+    cls = value.__class__
+    if cls is bool or cls is int or cls is str:  # not float: -0.0 equals 0 but is a verdict of its own
+        key = (value, cls, judge, model, label)
+        hit = _BINARY.get(key)
+        if hit is None:
+            hit = _BINARY[key] = _binary_verdict(src, value, loc, judge, model, label)
+            if len(_BINARY) > _VERDICTS_MAX:
+                _BINARY.clear()
+        return hit
+    return _binary_verdict(src, value, loc, judge, model, label)
+
+
+_BINARY: dict[tuple[Any, type, str, str | None, str | None], Verdict] = {}
+"""binary_verdict's result per value, value type, judge, model and label: the same few, thousands of times."""
+
+
+def _binary_verdict(
+    src: Source, value: Any, loc: Sequence[int | str], judge: str, model: str | None, label: str | None
+) -> Verdict:
     if isinstance(value, bool):
         score = 1.0 if value else 0.0
     elif isinstance(value, int | float) and value in (0, 1):
@@ -123,6 +159,7 @@ def graded_verdict(
         fail(src, loc, exc.errors()[0]["msg"], "scores must lie within the judge's scale")
 
 
+_INF = float("inf")
 _VERDICTS: dict[tuple[str, float, bool, str, str | None, str | None, bool], Verdict] = {}
 """Interned verdicts: one shared (frozen) instance per distinct verdict."""
 _VERDICTS_MAX = 65536
