@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import pickle
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _data import SHARED_DATA, require
 
-from memeval_core.qa import ingest
+from memeval_core.qa import ingest, locomo
 from memeval_core.qa.ingest import QaLoad, load_qa
 from memeval_core.qa.models import questions_packed
 from memeval_core.workers import WORKERS_ENV
 
+LME = SHARED_DATA / "mflow-benchmarks" / "benchmarks"
 MEMOBASE = SHARED_DATA / "memobase" / "docs" / "experiments" / "locomo-benchmark" / "fixture" / "memobase"
 
 
@@ -70,9 +74,11 @@ def test_tasks_are_folders_largest_first(tmp_path: Path, monkeypatch: pytest.Mon
         ["tiny/run.json"],
     ]
     assert n_workers == 2  # three processes in all
-    # A folder that weighs nothing (the dataset, parsed before the split) goes last.
-    tasks, _, _ = ingest._plan_tasks(tmp_path, files, dataset_rel="big/run.json")
-    assert [t[0][1] for t in tasks] == ["mid/run.json", "small/run.json", "tiny/run.json", "big/more.json"]
+    # Files named like the LoCoMo dataset weigh nothing (every process parses it anyway): their folder goes last.
+    (tmp_path / "big" / "run.json").rename(tmp_path / "big" / "locomo10.json")
+    files = [(i, p.relative_to(tmp_path).as_posix()) for i, p in enumerate(ingest.iter_files(tmp_path))]
+    tasks, _, _ = ingest._plan_tasks(tmp_path, files)
+    assert [t[0][1] for t in tasks] == ["mid/run.json", "small/run.json", "tiny/run.json", "big/locomo10.json"]
     monkeypatch.setenv(WORKERS_ENV, "1")
     assert ingest._plan_tasks(tmp_path, files)[:2] == ([files], 0)
 
@@ -134,16 +140,73 @@ def test_side_car_that_is_another_shares_result_falls_back(tmp_path: Path, monke
     _same(serial, _load(tmp_path, 2, monkeypatch))
 
 
-def test_dataset_among_the_results_is_parsed_once_and_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _count_dataset_parses(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
+    """Append the process id to ``log`` at every parse of the LoCoMo dataset (forked workers inherit this)."""
+    real = locomo.parse_locomo
+
+    def counting(*args: Any) -> locomo.LocomoDataset:
+        with log.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        return real(*args)
+
+    monkeypatch.setattr(locomo, "parse_locomo", counting)
+
+
+def _parses(log: Path) -> list[str]:
+    return log.read_text().split() if log.exists() else []
+
+
+def test_dataset_among_the_results_is_parsed_once_per_process_that_joins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     require(MEMOBASE)
-    shutil.copytree(require(SHARED_DATA / "locomo" / "data"), tmp_path / "locomo")
-    (tmp_path / "runs").mkdir()
-    shutil.copy(MEMOBASE / "memobase_eval_0503_3000.json", tmp_path / "runs" / "a.json")
-    shutil.copy(MEMOBASE / "memobase_eval_0710_3000.json", tmp_path / "b.json")
-    serial = _load(tmp_path, 1, monkeypatch)
+    root = tmp_path / "results"
+    shutil.copytree(require(SHARED_DATA / "locomo" / "data"), root / "locomo")
+    (root / "runs").mkdir()
+    shutil.copy(MEMOBASE / "memobase_eval_0503_3000.json", root / "runs" / "a.json")
+    shutil.copy(MEMOBASE / "memobase_eval_0710_3000.json", root / "b.json")
+    log = tmp_path / "parses"
+    _count_dataset_parses(monkeypatch, log)
+    serial = _load(root, 1, monkeypatch)
     assert serial.locomo is not None and all(r.join is not None for r in serial.runs)
     assert ("locomo/locomo10.json", "LoCoMo dataset (join target)") in [(s.file, s.reason) for s in serial.skipped]
-    _same(serial, _load(tmp_path, 2, monkeypatch))
+    assert len(_parses(log)) == 1
+    log.unlink()
+    _same(serial, _load(root, 2, monkeypatch))
+    # Both processes joined LoCoMo runs: each parsed the dataset once, this one (for the load's result) included.
+    pids = _parses(log)
+    assert len(pids) == len(set(pids)) == 2 and str(os.getpid()) in pids
+
+
+def test_only_processes_that_join_parse_the_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for system in ("mem0", "cognee"):
+        shutil.copytree(require(LME / f"longmemeval-{system}" / "results"), tmp_path / "results" / system)
+    log = tmp_path / "parses"
+    _count_dataset_parses(monkeypatch, log)
+    load = _load(tmp_path / "results", 3, monkeypatch, datasets=require(SHARED_DATA / "locomo"))
+    assert {r.run.run.system for r in load.runs} == {"mem0", "cognee"}
+    assert all(r.run.run.benchmark != locomo.BENCHMARK for r in load.runs)
+    # No share had a LoCoMo run to join: only this process parsed the dataset, which the load reports.
+    assert _parses(log) == [str(os.getpid())] and load.locomo is not None
+
+
+def test_a_broken_dataset_is_one_error_whatever_the_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require(MEMOBASE)
+    _write(tmp_path / "locomo" / "locomo10.json", [{"sample_id": 7, "conversation": {}, "qa": []}])
+    for folder in ("a", "b"):
+        shutil.copy(MEMOBASE / "memobase_eval_0503_3000.json", (tmp_path / folder).mkdir() or tmp_path / folder)
+    serial = _load(tmp_path, 1, monkeypatch)
+    assert [(e.file, e.path) for e in serial.errors] == [(str(tmp_path / "locomo" / "locomo10.json"), "$[0]")]
+    assert serial.locomo is None and all(r.join is None for r in serial.runs) and len(serial.runs) == 2
+    _same(serial, _load(tmp_path, 3, monkeypatch))
+
+
+def test_a_spawned_worker_gets_the_dataset_unparsed(tmp_path: Path) -> None:
+    dataset = ingest._Dataset(None, tmp_path, (), "r")
+    assert dataset.get() == (None, None, ())
+    copy = pickle.loads(pickle.dumps(dataset))
+    assert copy._resolved is None and dataset._resolved is not None
+    assert (copy.datasets, copy.results, copy.rels, copy.root_name) == (None, tmp_path, (), "r")
 
 
 def test_skips_follow_the_steps_of_the_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

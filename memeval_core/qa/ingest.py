@@ -553,15 +553,57 @@ Key = tuple[Any, ...]
 """Where the serial load lists an item: (step, file number, ...); see :func:`_load_share`."""
 
 
+_DATASET_NAMES = ("locomo10.json", "locomo.json")
+
+
+@dataclass
+class _Dataset:
+    """The LoCoMo dataset of one load, found and parsed on first use, once in each process.
+
+    The processes of a large load start before it is parsed (a forked worker that needs it parses its own
+    copy, while this process parses another), instead of all waiting for it.
+    """
+
+    datasets: Path | None
+    """Where to look first (``--datasets``), else None."""
+    results: Path
+    rels: tuple[str, ...]
+    """Every candidate file of the load, relative to ``results``."""
+    root_name: str
+    _resolved: tuple[LocomoDataset | None, str | None, tuple[IngestError, ...]] | None = None
+
+    def get(self) -> tuple[LocomoDataset | None, str | None, tuple[IngestError, ...]]:
+        """(the dataset or None, its file under ``results`` (not read again as a result) or None, its errors)."""
+        if self._resolved is None:
+            self._resolved = self._resolve()
+        return self._resolved
+
+    def _resolve(self) -> tuple[LocomoDataset | None, str | None, tuple[IngestError, ...]]:
+        if self.datasets is not None and (path := locomo.find_locomo(self.datasets)) is not None:
+            try:
+                return locomo.load_locomo(path), None, ()
+            except IngestError as exc:
+                return None, None, (exc,)
+        found = _locomo_among(self.results, self.rels, self.root_name)
+        if found is None:
+            return None, None, ()
+        try:
+            return locomo.parse_locomo(found.data, str(self.results / found.rel), found.sha256), found.rel, ()
+        except IngestError as exc:
+            return None, found.rel, (exc,)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A spawned worker parses its own copy rather than unpickling one.
+        return {**self.__dict__, "_resolved": None}
+
+
 @dataclass(frozen=True)
 class _Context:
     """What every share of a load needs: the folder and the LoCoMo dataset."""
 
     results: Path
     root_name: str
-    ds: LocomoDataset | None
-    dataset_rel: str | None
-    """The dataset file under ``results`` that the parent already parsed (skipped, not read again)."""
+    dataset: _Dataset
 
 
 @dataclass(frozen=True)
@@ -622,29 +664,11 @@ def load_qa_beside(results: Path, datasets: Path | None, side: Callable[[], T]) 
 
 
 def _load_qa(results: Path, datasets: Path | None, side: Callable[[], T] | None) -> tuple[QaLoad, tuple[T, ...]]:
-    head: list[IngestError] = []
-    ds: LocomoDataset | None = None
-    locomo_path = locomo.find_locomo(datasets) if datasets is not None else None
-    if locomo_path is not None:
-        try:
-            ds = locomo.load_locomo(locomo_path)
-        except IngestError as exc:
-            head.append(exc)
     files = [(i, path.relative_to(results).as_posix()) for i, path in enumerate(iter_files(results))]
     root_name = results.resolve().name
-    dataset_rel = None
-    if locomo_path is None:
-        found = _locomo_among(results, [rel for _, rel in files], root_name)
-        if found is not None:
-            dataset_rel = found.rel
-            try:
-                ds = locomo.parse_locomo(found.data, str(results / found.rel), found.sha256)
-            except IngestError as exc:
-                head.append(exc)
-
-    tasks, n_workers, method = _plan_tasks(results, files, dataset_rel)
-    context = _Context(results, root_name, ds, dataset_rel)
-    combine = partial(_combine, context, files, tasks, head)
+    tasks, n_workers, method = _plan_tasks(results, files)
+    context = _Context(results, root_name, _Dataset(datasets, results, tuple(rel for _, rel in files), root_name))
+    combine = partial(_combine, context, files, tasks)
     if side is None or not n_workers:
         beside = () if side is None else (side(),)
         return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine), beside
@@ -666,18 +690,18 @@ def _combine(
     context: _Context,
     files: list[tuple[int, str]],
     shares: Sequence[Sequence[tuple[int, str]]],
-    head: list[IngestError],
     loads: list[_ShareLoad],
 ) -> QaLoad:
     """The whole load from its shares: errors, skips and runs in the serial order, duplicates dropped, names."""
     if len(shares) > 1 and _shares_interact(shares, loads):
         # A mapping or a side-car reached into another share's files: only the whole load sees both.
         loads = [_load_share(context, files)]
-    errors = head + [e for _, e in sorted((e for load in loads for e in load.errors), key=lambda ke: ke[0])]
+    ds, _, head = context.dataset.get()
+    errors = [*head, *(e for _, e in sorted((e for load in loads for e in load.errors), key=lambda ke: ke[0]))]
     skipped = [s for _, s in sorted((s for load in loads for s in load.skipped), key=lambda ks: ks[0])]
     disputed = frozenset().union(*(load.disputed for load in loads))
     scored = sorted((r for load in loads for r in load.runs), key=lambda r: r.order)
-    return QaLoad(tuple(_finish(scored, disputed)), tuple(errors), tuple(skipped), context.ds, disputed)
+    return QaLoad(tuple(_finish(scored, disputed)), tuple(errors), tuple(skipped), ds, disputed)
 
 
 def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source | None:
@@ -685,7 +709,7 @@ def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source 
 
     The shallowest ``locomo10.json`` / ``locomo.json`` (then by path) whose content is the dataset.
     """
-    named = [rel for rel in rels if PurePosixPath(rel).name in ("locomo10.json", "locomo.json")]
+    named = [rel for rel in rels if PurePosixPath(rel).name in _DATASET_NAMES]
     named.sort(key=lambda rel: (len((results / rel).parts), str(results / rel)))
     for rel in named:
         try:
@@ -698,13 +722,14 @@ def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source 
 
 
 def _plan_tasks(
-    results: Path, files: list[tuple[int, str]], dataset_rel: str | None = None
+    results: Path, files: list[tuple[int, str]]
 ) -> tuple[list[list[tuple[int, str]]], int, workers.StartMethod]:
     """The files as tasks, how many worker processes share them with this one, and how workers start.
 
     Large loads: one task per folder (a folder's shards and zep pairs stay together), largest first, so
-    that the longest tasks start first. Otherwise one task and no worker. ``dataset_rel`` weighs nothing:
-    it is parsed before the split.
+    that the longest tasks start first. Otherwise one task and no worker. Files named like the LoCoMo
+    dataset weigh nothing: each process parses the dataset anyway (see :class:`_Dataset`), and their
+    folder's task, last, then finds it parsed.
     """
     method = workers.start_method()
     wanted = workers.wanted_workers()
@@ -716,7 +741,7 @@ def _plan_tasks(
         folder = PurePosixPath(rel).parent.as_posix()
         by_folder.setdefault(folder, []).append((i, rel))
         try:
-            size = 0 if rel == dataset_rel else (results / rel).stat().st_size
+            size = 0 if PurePosixPath(rel).name in _DATASET_NAMES else (results / rel).stat().st_size
         except OSError:
             continue
         sizes[folder] = sizes.get(folder, 0) + size
@@ -750,7 +775,7 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
     (5, file) single-file runs, (6, path) CSV files; an imported run adds its number within the file.
     """
     with gc_paused():
-        results, ds = context.results, context.ds
+        results = context.results
         errors: list[tuple[Key, IngestError]] = []
         skipped: list[tuple[Key, Skipped]] = []
         number = {rel: i for i, rel in files}
@@ -759,7 +784,7 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
         for i, rel in files:
             if rel.endswith(".csv"):
                 csv_paths.add(rel)  # read only when a mapping names it
-            elif rel == context.dataset_rel:
+            elif PurePosixPath(rel).name in _DATASET_NAMES and rel == context.dataset.get()[1]:
                 skipped.append(((0, i), Skipped(rel, "LoCoMo dataset (join target)")))
             else:
                 try:
@@ -853,6 +878,8 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
         del sources, by_rel, singles, grades, responses, mappings  # the parsed documents are no longer needed
 
         sidecars = SidecarCache()
+        any_locomo = any(run.run.benchmark == locomo.BENCHMARK for _, run, _ in imported)
+        ds = context.dataset.get()[0] if any_locomo else None  # a share without LoCoMo runs never parses it
         joined = [
             _join_locomo(fill_from_sidecars(run, rel, results, result_files, sidecars), ds) for _, run, rel in imported
         ]
