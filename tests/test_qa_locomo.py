@@ -127,3 +127,39 @@ def test_repeated_texts_join_in_order(ds: locomo.LocomoDataset) -> None:
 def test_not_a_dataset() -> None:
     with pytest.raises(IngestError, match="not a LoCoMo dataset"):
         locomo.parse_locomo([{"qa": []}], "x.json", "")
+
+
+def test_text_indexes_are_built_on_first_use(ds: locomo.LocomoDataset) -> None:
+    fresh = locomo.parse_locomo(
+        [{"sample_id": "a", "conversation": {}, "qa": [{"question": "Same  Text", "category": 1}]},
+         {"sample_id": "b", "conversation": {}, "qa": [{"question": "same text", "category": 2}, {"question": "x?",
+                                                                                                  "category": 5}]}],
+        "x.json",
+        "",
+    )  # fmt: skip
+    assert "by_text" not in fresh.__dict__ and "by_text_any" not in fresh.__dict__
+    assert {k: [q.question_id for q in v] for k, v in fresh.by_text.items()} == {
+        ("a", "same text"): ["a-q0"], ("b", "same text"): ["b-q0"], ("b", "x?"): ["b-q1"]
+    }  # fmt: skip
+    assert [q.question_id for q in fresh.by_text_any["same text"]] == ["a-q0", "b-q0"]
+    assert fresh.questions[2].position is None and fresh.by_position == {("a", 0): fresh.questions[0],
+                                                                          ("b", 0): fresh.questions[1]}  # fmt: skip
+    twins = ds.by_text[("conv-48", locomo.normalize_text("What are the names of Jolene's snakes?"))]
+    assert [q.qa_index for q in twins] == sorted(q.qa_index for q in twins) and len(twins) == 2
+
+
+@pytest.mark.parametrize(
+    ("qa", "where", "message"),
+    [
+        ({"question": 3, "category": 1}, "$[0].qa[1]", "a qa item must be an object with a string question"),
+        ({"question": "q", "category": True}, "$[0].qa[1].category", "category must be an integer code, got True"),
+        ({"question": "q", "category": 1, "evidence": "D1:1"}, "$[0].qa[1].evidence", "evidence must be a list"),
+    ],
+)
+def test_a_bad_question_is_named_by_its_place(qa: dict[str, object], where: str, message: str) -> None:
+    good = {"question": "ok?", "category": 1, "evidence": ["D1:1", 7]}
+    with pytest.raises(IngestError, match=r"locomo10\.json") as err:
+        locomo.parse_locomo([{"sample_id": "c", "conversation": {}, "qa": [good, qa]}], "locomo10.json", "")
+    assert err.value.path == where and message in err.value.message
+    parsed = locomo.parse_locomo([{"sample_id": "c", "conversation": {}, "qa": [good]}], "locomo10.json", "")
+    assert parsed.questions[0].evidence == ("D1:1", "7") and parsed.questions[0].category == "1"

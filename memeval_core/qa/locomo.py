@@ -34,6 +34,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -187,10 +188,6 @@ class LocomoDataset:
     """Canonical id -> question."""
     by_position: dict[tuple[str, int], LocomoQuestion] = field(default_factory=dict)
     """(sample_id, non-category-5 position) -> question."""
-    by_text: dict[tuple[str, str], list[LocomoQuestion]] = field(default_factory=dict)
-    """(sample_id, normalized text) -> questions with that text, in raw order (12 texts repeat)."""
-    by_text_any: dict[str, list[LocomoQuestion]] = field(default_factory=dict)
-    """Normalized text -> questions in any conversation with that text."""
     by_canonical_id: dict[str, LocomoQuestion] = field(default_factory=dict)
     """The ``by_id`` entries whose id has the canonical shape ``conv-<n>-q<i>`` (what :func:`join` tries first)."""
     by_positional_id: dict[str, LocomoQuestion] = field(default_factory=dict)
@@ -199,26 +196,42 @@ class LocomoDataset:
     """Canonical id -> the values :func:`join` gives every question it matches there, whatever the run."""
 
     def __post_init__(self) -> None:
+        by_id, canonical, positional = self.by_id, self.by_canonical_id, self.by_positional_id
         for q in self.questions:
-            self.by_id[q.question_id] = q
-            if _CANONICAL.match(q.question_id):
-                self.by_canonical_id[q.question_id] = q
-            self.joined_fields[q.question_id] = {
-                "question_id": q.question_id,
+            qid = q.question_id
+            by_id[qid] = q
+            if _CANONICAL.match(qid):
+                canonical[qid] = q
+            self.joined_fields[qid] = {
+                "question_id": qid,
                 "conversation": q.sample_id,
                 "question_index": q.qa_index,
                 "category": q.category,
-                "category_name": category_name(q.category),
+                "category_name": CATEGORY_NAMES.get(q.category),
             }
             if q.position is not None:
                 self.by_position[(q.sample_id, q.position)] = q
                 pid = f"{q.sample_id}-f{q.position}"
                 m = _POSITIONAL.match(pid)
                 if m and m[1] == q.sample_id:
-                    self.by_positional_id[pid] = q
-            key = normalize_text(q.question)
-            self.by_text.setdefault((q.sample_id, key), []).append(q)
-            self.by_text_any.setdefault(key, []).append(q)
+                    positional[pid] = q
+
+    # Matching by text is the last resort of a join, which most runs never reach: built on first use.
+    @cached_property
+    def by_text(self) -> dict[tuple[str, str], list[LocomoQuestion]]:
+        """(sample_id, normalized text) -> questions with that text, in raw order (12 texts repeat)."""
+        out: dict[tuple[str, str], list[LocomoQuestion]] = {}
+        for q in self.questions:
+            out.setdefault((q.sample_id, normalize_text(q.question)), []).append(q)
+        return out
+
+    @cached_property
+    def by_text_any(self) -> dict[str, list[LocomoQuestion]]:
+        """Normalized text -> questions in any conversation with that text."""
+        out: dict[str, list[LocomoQuestion]] = {}
+        for q in self.questions:
+            out.setdefault(normalize_text(q.question), []).append(q)
+        return out
 
 
 def is_locomo_dataset(data: Any) -> bool:
@@ -239,39 +252,40 @@ def parse_locomo(data: Any, source: str, sha256: str) -> LocomoDataset:
             "not a LoCoMo dataset: expected a list of conversations with sample_id, conversation and qa",
             "point --datasets at the folder holding locomo10.json from snap-research/LoCoMo",
         )
-    out: list[LocomoQuestion] = []
+    rows: list[dict[str, Any]] = []
     for ci, conv in enumerate(data):
         sample_id = conv["sample_id"]
         if not isinstance(sample_id, str) or not isinstance(conv["qa"], list):
             raise IngestError(source, f"$[{ci}]", "sample_id must be a string and qa a list")
         position = 0
         for qi, qa in enumerate(conv["qa"]):
-            where = f"$[{ci}].qa[{qi}]"
             if not isinstance(qa, dict) or not isinstance(qa.get("question"), str):
-                raise IngestError(source, where, "a qa item must be an object with a string question")
+                raise IngestError(source, f"$[{ci}].qa[{qi}]", "a qa item must be an object with a string question")
             cat = qa.get("category")
             if isinstance(cat, bool) or not isinstance(cat, int | str):
-                raise IngestError(source, f"{where}.category", f"category must be an integer code, got {cat!r}")
+                where = f"$[{ci}].qa[{qi}].category"
+                raise IngestError(source, where, f"category must be an integer code, got {cat!r}")
             code = str(cat)
             evidence = qa.get("evidence", [])
             if not isinstance(evidence, list):
-                raise IngestError(source, f"{where}.evidence", "evidence must be a list of dia_id strings")
+                raise IngestError(source, f"$[{ci}].qa[{qi}].evidence", "evidence must be a list of dia_id strings")
             answer = qa.get("answer")
-            out.append(
-                LocomoQuestion(
-                    conv_index=ci,
-                    sample_id=sample_id,
-                    qa_index=qi,
-                    position=None if code == ADVERSARIAL else position,
-                    question=qa["question"],
-                    answer=None if answer is None else str(answer),
-                    evidence=tuple(str(e) for e in evidence),
-                    category=code,
-                )
+            rows.append(
+                {
+                    "conv_index": ci,
+                    "sample_id": sample_id,
+                    "qa_index": qi,
+                    "position": None if code == ADVERSARIAL else position,
+                    "question": qa["question"],
+                    "answer": None if answer is None else str(answer),
+                    "evidence": tuple(map(str, evidence)),
+                    "category": code,
+                }
             )
             if code != ADVERSARIAL:
                 position += 1
-    return LocomoDataset(tuple(out), source, sha256)
+    # What LocomoQuestion(**row) gives, without its frozen __init__ per question (about 2,000 of them).
+    return LocomoDataset(tuple(build_objects(LocomoQuestion, rows)), source, sha256)
 
 
 def load_locomo(path: Path, rel: str | None = None) -> LocomoDataset:
