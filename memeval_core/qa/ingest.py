@@ -30,7 +30,7 @@ import orjson
 from memeval_core import workers
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import sniff as pmb_sniff
-from memeval_core.qa import locomo, publishable
+from memeval_core.qa import locomo, publishable, slim
 from memeval_core.qa.importers import (
     cognitive_memory,
     evermemos,
@@ -143,8 +143,16 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def read_source(path: Path, rel: str, root_name: str = "") -> Source:
-    """Read and parse one file (JSON, JSON Lines, CSV); raise :class:`IngestError` naming the line or offset."""
+SLIM_LAYOUTS: tuple[slim.Layout, ...] = (mem0_eval.SLIM, cognitive_memory.SLIM)
+"""Layouts whose large files are read without their bulky per-question fields (see :mod:`memeval_core.qa.slim`)."""
+
+
+def read_source(path: Path, rel: str, root_name: str = "", *, whole: bool = False) -> Source:
+    """Read and parse one file (JSON, JSON Lines, CSV); raise :class:`IngestError` naming the line or offset.
+
+    A large file of a layout in :data:`SLIM_LAYOUTS` comes without its bulky fields (``Source.slim``),
+    unless ``whole``.
+    """
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -153,11 +161,14 @@ def read_source(path: Path, rel: str, root_name: str = "") -> Source:
         raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
     sha = hashlib.sha256(raw).hexdigest()
     if not rel.endswith((".csv", ".jsonl")):
+        unmarked = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+        if not whole and (data := slim.decode(unmarked, SLIM_LAYOUTS)) is not None:
+            return Source(rel, sha, data, root_name, slim=True)
         try:
             # orjson is several times faster than json, checks UTF-8 itself and, like the strict path
             # below, rejects NaN/Infinity; the strict path names line and column of any problem (and
             # reads integers wider than 64 bits, which orjson refuses).
-            return Source(rel, sha, orjson.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw), root_name)
+            return Source(rel, sha, orjson.loads(unmarked), root_name)
         except orjson.JSONDecodeError:
             pass
     try:
@@ -835,11 +846,12 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
                 errors.append((key, exc))
                 continue
             consumed.add(target)
-            if target in by_rel:
+            if target in by_rel and not by_rel[target].slim:
                 data_src = by_rel[target]
             elif (results / target).is_file():
                 try:
-                    data_src = read_source(results / target, target, context.root_name)
+                    # A mapping may name any field, the bulky ones too.
+                    data_src = read_source(results / target, target, context.root_name, whole=True)
                 except IngestError as exc:
                     errors.append((key, exc))
                     continue

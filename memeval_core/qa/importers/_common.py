@@ -28,6 +28,8 @@ class Source:
     """Parsed content (JSON value; JSONL and CSV: a list of row objects)."""
     root_name: str = ""
     """Name of the results directory the path is relative to (a hint for :func:`system_from_path`)."""
+    slim: bool = False
+    """``data`` lacks its layout's bulky per-question fields (see :mod:`memeval_core.qa.slim`)."""
 
     @property
     def stem(self) -> str:
