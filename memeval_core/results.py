@@ -38,6 +38,7 @@ from memeval_core.pmb.ingest import PARALLEL_MIN_BYTES as PMB_PARALLEL_MIN_BYTES
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.snapshot import has_snapshot, read_snapshot
 from memeval_core.qa.ingest import QaLoad, load_qa, load_qa_beside
+from memeval_core.qa.lazy import gc_paused
 from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_snapshot
 
 CACHE_ENV = "MEMEVAL_CACHE_DIR"
@@ -135,7 +136,7 @@ def _entry_prefix(kind: str, results: Path) -> str:
 def _read_entry(entry: Path) -> Any:
     """The cached value, or None when the entry is missing or unreadable (then it is rebuilt)."""
     try:
-        with (entry / _PAYLOAD).open("rb") as f:
+        with (entry / _PAYLOAD).open("rb") as f, gc_paused():  # unpickling builds only live objects
             return pickle.load(f)
     except FileNotFoundError:
         return None

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pickle
 from functools import partial
 
 import pytest
@@ -163,3 +164,16 @@ def test_a_bad_question_is_named_by_its_place(qa: dict[str, object], where: str,
     assert err.value.path == where and message in err.value.message
     parsed = locomo.parse_locomo([{"sample_id": "c", "conversation": {}, "qa": [good]}], "locomo10.json", "")
     assert parsed.questions[0].evidence == ("D1:1", "7") and parsed.questions[0].category == "1"
+
+
+def test_a_pickled_dataset_carries_no_indexes_and_rebuilds_them_on_use(ds: locomo.LocomoDataset) -> None:
+    indexes = ("by_id", "by_position", "by_canonical_id", "by_positional_id", "joined_fields", "by_text", "by_text_any")
+    built = {name: getattr(ds, name) for name in indexes}
+    blob = pickle.dumps(ds, pickle.HIGHEST_PROTOCOL)
+    back = pickle.loads(blob)
+    assert back == ds and not set(indexes) & set(back.__dict__)
+    assert len(blob) < len(pickle.dumps(built, pickle.HIGHEST_PROTOCOL))  # the questions alone travel
+    for name in indexes:
+        assert getattr(back, name) == built[name], name
+    first = {"question_id": "conv-26-q0", "conversation": "conv-26", "question_index": 0, "category": "2"}
+    assert back.joined_fields["conv-26-q0"] == {**first, "category_name": "temporal"}

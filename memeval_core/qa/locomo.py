@@ -33,7 +33,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -184,37 +184,50 @@ class LocomoDataset:
     """Path the dataset was read from."""
     sha256: str
     """SHA-256 of the file's bytes."""
-    by_id: dict[str, LocomoQuestion] = field(default_factory=dict)
-    """Canonical id -> question."""
-    by_position: dict[tuple[str, int], LocomoQuestion] = field(default_factory=dict)
-    """(sample_id, non-category-5 position) -> question."""
-    by_canonical_id: dict[str, LocomoQuestion] = field(default_factory=dict)
-    """The ``by_id`` entries whose id has the canonical shape ``conv-<n>-q<i>`` (what :func:`join` tries first)."""
-    by_positional_id: dict[str, LocomoQuestion] = field(default_factory=dict)
-    """Provisional id ``conv-<n>-f<position>`` (:func:`position_id`) -> question (conversations named ``conv-<n>``)."""
-    joined_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Canonical id -> the values :func:`join` gives every question it matches there, whatever the run."""
 
-    def __post_init__(self) -> None:
-        by_id, canonical, positional = self.by_id, self.by_canonical_id, self.by_positional_id
-        for q in self.questions:
-            qid = q.question_id
-            by_id[qid] = q
-            if _CANONICAL.match(qid):
-                canonical[qid] = q
-            self.joined_fields[qid] = {
+    # The indexes are built on first use (a join), not when the dataset is read back from a cache or a worker.
+    def __reduce__(self) -> tuple[type[LocomoDataset], tuple[tuple[LocomoQuestion, ...], str, str]]:
+        return (LocomoDataset, (self.questions, self.source, self.sha256))
+
+    @cached_property
+    def by_id(self) -> dict[str, LocomoQuestion]:
+        """Canonical id -> question."""
+        return {q.question_id: q for q in self.questions}
+
+    @cached_property
+    def by_position(self) -> dict[tuple[str, int], LocomoQuestion]:
+        """(sample_id, non-category-5 position) -> question."""
+        return {(q.sample_id, q.position): q for q in self.questions if q.position is not None}
+
+    @cached_property
+    def by_canonical_id(self) -> dict[str, LocomoQuestion]:
+        """The ``by_id`` entries whose id has the canonical shape ``conv-<n>-q<i>`` (what :func:`join` tries first)."""
+        return {qid: q for qid, q in self.by_id.items() if _CANONICAL.match(qid)}
+
+    @cached_property
+    def by_positional_id(self) -> dict[str, LocomoQuestion]:
+        """Provisional id ``conv-<n>-f<position>`` (:func:`position_id`) -> question (for ``conv-<n>`` samples)."""
+        out = {}
+        for (sample_id, position), q in self.by_position.items():
+            pid = f"{sample_id}-f{position}"
+            m = _POSITIONAL.match(pid)
+            if m and m[1] == sample_id:
+                out[pid] = q
+        return out
+
+    @cached_property
+    def joined_fields(self) -> dict[str, dict[str, Any]]:
+        """Canonical id -> the values :func:`join` gives every question it matches there, whatever the run."""
+        return {
+            qid: {
                 "question_id": qid,
                 "conversation": q.sample_id,
                 "question_index": q.qa_index,
                 "category": q.category,
                 "category_name": CATEGORY_NAMES.get(q.category),
             }
-            if q.position is not None:
-                self.by_position[(q.sample_id, q.position)] = q
-                pid = f"{q.sample_id}-f{q.position}"
-                m = _POSITIONAL.match(pid)
-                if m and m[1] == q.sample_id:
-                    positional[pid] = q
+            for qid, q in self.by_id.items()
+        }
 
     # Matching by text is the last resort of a join, which most runs never reach: built on first use.
     @cached_property
