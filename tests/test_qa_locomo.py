@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import json
 import pickle
 from functools import partial
+from pathlib import Path
 
 import pytest
 from _data import require
@@ -177,3 +179,42 @@ def test_a_pickled_dataset_carries_no_indexes_and_rebuilds_them_on_use(ds: locom
         assert getattr(back, name) == built[name], name
     first = {"question_id": "conv-26-q0", "conversation": "conv-26", "question_index": 0, "category": "2"}
     assert back.joined_fields["conv-26-q0"] == {**first, "category_name": "temporal"}
+
+
+def test_the_dataset_is_read_without_its_dialogues_and_indexes_the_same(tmp_path: Path) -> None:
+    raw = require(LOCOMO_JSON).read_bytes()
+    fast = locomo.dataset_json(raw)
+    assert fast is not None and all(c["conversation"] is None for c in fast)
+    full = json.loads(raw)
+    assert [(c["sample_id"], c["qa"]) for c in fast] == [(c["sample_id"], c["qa"]) for c in full]
+    assert locomo.parse_locomo(fast, "x", "") == locomo.parse_locomo(full, "x", "")
+    (tmp_path / "locomo10.json").write_bytes(b"\xef\xbb\xbf" + raw)
+    assert locomo.dataset_json((tmp_path / "locomo10.json").read_bytes()) == fast
+    assert locomo.find_locomo(tmp_path) == tmp_path / "locomo10.json"
+    assert locomo.load_locomo(tmp_path / "locomo10.json").questions == locomo.parse_locomo(full, "x", "").questions
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        [{"sample_id": "c", "qa": []}],  # no dialogue
+        [{"sample_id": "c", "conversation": {}}],  # no questions
+        [],
+        {"sample_id": "c", "conversation": {}, "qa": []},
+        [{"sample_id": "c", "conversation": {}, "qa": [{"question": "q", "category": 10**30}]}],  # read apart
+    ],
+)
+def test_anything_else_is_parsed_as_usual(doc: object, tmp_path: Path) -> None:
+    raw = json.dumps(doc).encode()
+    assert locomo.dataset_json(raw) is None
+    assert locomo.dataset_json(raw.replace(b'"conversation": {}', b'"conversation": {"x": nan}')) is None
+    (tmp_path / "locomo10.json").write_bytes(raw)
+    try:
+        got: object = locomo.load_locomo(tmp_path / "locomo10.json").questions
+    except IngestError as exc:
+        got = exc.message
+    try:
+        expected: object = locomo.parse_locomo(json.loads(raw), str(tmp_path / "locomo10.json"), "").questions
+    except IngestError as exc:
+        expected = exc.message
+    assert got == expected

@@ -38,6 +38,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import msgspec
+import orjson
+
 from memeval_core.errors import IngestError
 from memeval_core.qa.lazy import build_objects
 from memeval_core.qa.models import QaQuestion, QaRun
@@ -301,6 +304,39 @@ def parse_locomo(data: Any, source: str, sha256: str) -> LocomoDataset:
     return LocomoDataset(tuple(build_objects(LocomoQuestion, rows)), source, sha256)
 
 
+class _Conversation(msgspec.Struct):
+    """What :func:`parse_locomo` reads of a conversation; the dialogue, most of the file, is only checked as JSON."""
+
+    sample_id: Any = msgspec.UNSET
+    conversation: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    qa: Any = msgspec.UNSET
+
+
+_CONVERSATIONS = msgspec.json.Decoder(list[_Conversation])
+
+
+def dataset_json(raw: bytes) -> list[dict[str, Any]] | None:
+    """A locomo10.json file as :func:`parse_locomo` reads it, decoded without the dialogues; else None.
+
+    Each conversation keeps ``sample_id`` and ``qa``; ``conversation`` is None. None for anything that is not
+    a list of conversations with all three keys, is not valid JSON or holds an integer beyond 64 bits (which
+    parsers read differently): parse such a file as usual.
+    """
+    try:
+        convs = _CONVERSATIONS.decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    unset = msgspec.UNSET
+    if not convs or any(c.sample_id is unset or c.conversation is unset or c.qa is unset for c in convs):
+        return None
+    data = [{"sample_id": c.sample_id, "conversation": None, "qa": c.qa} for c in convs]
+    try:
+        orjson.dumps(data)  # orjson writes no integer beyond 64 bits (and reads such as floats, json as integers)
+    except orjson.JSONEncodeError:
+        return None
+    return data
+
+
 def load_locomo(path: Path, rel: str | None = None) -> LocomoDataset:
     """Read and index locomo10.json; raise :class:`IngestError` for a missing, unreadable or malformed file."""
     name = rel or str(path)
@@ -308,10 +344,12 @@ def load_locomo(path: Path, rel: str | None = None) -> LocomoDataset:
         raw = path.read_bytes()
     except OSError as exc:
         raise IngestError(name, "$", f"cannot be read: {exc.strerror}") from exc
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IngestError(name, "$", f"not valid JSON: {exc}", "re-download locomo10.json") from exc
+    data: Any = dataset_json(raw)
+    if data is None:
+        try:
+            data = json.loads(raw.decode("utf-8-sig"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise IngestError(name, "$", f"not valid JSON: {exc}", "re-download locomo10.json") from exc
     return parse_locomo(data, name, hashlib.sha256(raw).hexdigest())
 
 
@@ -323,7 +361,10 @@ def find_locomo(root: Path) -> Path | None:
         candidates.extend(Path(dirpath) / n for n in filenames if n in ("locomo10.json", "locomo.json"))
     for path in sorted(candidates, key=lambda p: (len(p.parts), str(p))):
         try:
-            data = json.loads(path.read_bytes().decode("utf-8-sig"))
+            raw = path.read_bytes()
+            data = dataset_json(raw)
+            if data is None:
+                data = json.loads(raw.decode("utf-8-sig"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             continue
         if is_locomo_dataset(data):
