@@ -385,3 +385,19 @@ def test_gc_paused_leaves_objects_the_host_froze_alone() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_alternating_sets_of_fields_round_trip_per_question() -> None:
+    meta = RunMeta(benchmark="locomo", system="s")
+    plain = {"benchmark": "locomo", "answer": "x"}
+    qs = [
+        QaQuestion(question_id="a", **plain),
+        QaQuestion(question_id="b", latency_ms=3.0, **plain),
+        QaQuestion(question_id="c", **plain),
+        QaQuestion(question_id="d", latency_ms=None, **plain),  # set, though equal to the default
+        QaQuestion(question_id="e", latency_ms=1.0, **plain),
+    ]
+    back = _round_trip(QaRun(run=meta, questions=qs))
+    assert questions_packed(back)
+    assert [q.model_fields_set for q in back.questions] == [q.model_fields_set for q in qs]
+    assert [_state(q) for q in back.questions] == [_state(q) for q in qs]

@@ -290,13 +290,28 @@ def _packed_state(run: QaRun) -> tuple[Any, ...] | None:
 
 
 def _pack_questions(questions: list[QaQuestion]) -> lazy.Packed:
-    info = (any(q.scored and q.retrieved_ids is not None for q in questions),)
-    if type(questions) is not list or not all(
-        type(q) is QaQuestion and q.__pydantic_private__ is None for q in questions
-    ):
-        return lazy.Packed(pickle.dumps((_PLAIN, questions), protocol=pickle.HIGHEST_PROTOCOL), info)
+    # One pass (this runs for every run a worker process sends back): the check that every question is
+    # exactly a QaQuestion with plain state, the retrieved-ids fact, and each question's set of fields.
+    retrieved = False
     table: dict[frozenset[str], int] = {}
-    index = [table.setdefault(frozenset(q.__pydantic_fields_set__), len(table)) for q in questions]
+    index: list[int] = []
+    last: set[str] | None = None
+    k = -1
+    plain = type(questions) is not list
+    for q in () if plain else questions:
+        if type(q) is not QaQuestion or q.__pydantic_private__ is not None:
+            plain = True
+            break
+        if not retrieved and q.scored and q.retrieved_ids is not None:
+            retrieved = True
+        fields_set = q.__pydantic_fields_set__
+        if fields_set != last:  # the questions of a run mostly share one set: compare before hashing a copy
+            k = table.setdefault(frozenset(fields_set), len(table))
+            last = fields_set
+        index.append(k)
+    if plain:
+        info = (any(q.scored and q.retrieved_ids is not None for q in questions),)
+        return lazy.Packed(pickle.dumps((_PLAIN, questions), protocol=pickle.HIGHEST_PROTOCOL), info)
     blob = pickle.dumps(
         (
             _DICTS,
@@ -307,7 +322,7 @@ def _pack_questions(questions: list[QaQuestion]) -> lazy.Packed:
         ),
         protocol=pickle.HIGHEST_PROTOCOL,
     )
-    return lazy.Packed(blob, info)
+    return lazy.Packed(blob, (retrieved,))
 
 
 def _load_questions(blob: bytes) -> list[QaQuestion]:
