@@ -94,6 +94,9 @@ def test_side_cars_are_listed_and_parsed_once_per_load(tmp_path: Path) -> None:
         filled = ingest.fill_from_sidecars(bare, "sys/results/conv0_eval.json", tmp_path, results, cache)
         assert filled.run.judge_models == ["gpt-j"] and filled.run.top_k == 9
     # Both runs read the one folder listing and the one file, each once; the broken file is remembered as such.
-    config = tmp_path / "sys" / "config"
-    assert list(cache.parsed) == [config / "broken.json", config / "settings.json"]
-    assert cache.parsed[config / "broken.json"] is ingest._BROKEN
+    config = f"{tmp_path}/sys/config"
+    assert list(cache.parsed) == [f"{config}/broken.json", f"{config}/settings.json"]
+    assert cache.parsed[f"{config}/broken.json"] is ingest._BROKEN
+    settings = len('{"judge_model": "gpt-j", "top_k": 9}')
+    assert cache.listings[config] == [("broken.json", 1), ("settings.json", settings)]
+    assert cache.listings[f"{tmp_path}/sys/results/config"] == []  # looked for, not there

@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -247,34 +248,39 @@ def _dig(obj: Any, path: tuple[str, ...]) -> Any:
 class SidecarCache:
     """What side-car lookups of one load have read: runs of one folder share the same neighbours."""
 
-    listings: dict[Path, list[tuple[str, int]]] = field(default_factory=dict)
-    """Folder -> (name, size) of its ``*.json`` files, sorted by name; empty for a missing folder."""
-    parsed: dict[Path, Any] = field(default_factory=dict)
-    """File -> its parsed content, or :data:`_BROKEN` when it could not be read or parsed."""
+    listings: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    """Folder path -> (name, size) of its ``*.json`` entries, sorted by name; empty for a missing folder."""
+    parsed: dict[str, Any] = field(default_factory=dict)
+    """File path -> its parsed content, or :data:`_BROKEN` when it could not be read or parsed."""
 
 
 _BROKEN = object()
 
 
-def _listing(directory: Path, cache: SidecarCache) -> list[tuple[str, int]]:
+# Plain strings and os calls: a load looks up side-cars for every run, and pathlib costs more than the lookups.
+def _listing(directory: str, cache: SidecarCache) -> list[tuple[str, int]]:
     hit = cache.listings.get(directory)
     if hit is None:
         hit = []
-        if directory.is_dir():
-            for p in sorted(directory.glob("*.json")):
-                try:
-                    hit.append((p.name, p.stat().st_size))
-                except OSError:
-                    continue
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted((e.name, e) for e in it if e.name.endswith(".json"))
+        except OSError:  # not a folder
+            entries = []
+        for name, entry in entries:
+            try:
+                hit.append((name, entry.stat().st_size))
+            except OSError:
+                continue
         cache.listings[directory] = hit
     return hit
 
 
-def _parsed(path: Path, cache: SidecarCache) -> Any:
+def _parsed(path: str, cache: SidecarCache) -> Any:
     hit = cache.parsed.get(path, None)
     if hit is None:
         try:
-            raw = path.read_bytes()
+            raw = Path(path).read_bytes()
             hit = orjson.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
         except (OSError, ValueError, RecursionError):  # a broken sidecar only means no metadata from it
             hit = _BROKEN
@@ -282,21 +288,20 @@ def _parsed(path: Path, cache: SidecarCache) -> Any:
     return hit
 
 
-def _sidecar_candidates(
-    rel: str, root: Path, result_files: set[str], cache: SidecarCache
-) -> Iterator[tuple[str, Path]]:
+def _sidecar_candidates(rel: str, root: Path, result_files: set[str], cache: SidecarCache) -> Iterator[tuple[str, str]]:
     """Small non-result JSON files in the result's folder and up to two folders up (and their ``config/``)."""
-    folder = PurePosixPath(rel).parent
+    top = str(root)
+    folder = posixpath.dirname(rel)  # "" for the results folder itself
     for _ in range(3):
-        for sub in (folder, folder / "config"):
-            directory = root / sub
+        for sub in (folder, f"{folder}/config" if folder else "config"):
+            directory = f"{top}/{sub}" if sub else top
             for name, size in _listing(directory, cache):
-                prel = (sub / name).as_posix()
+                prel = f"{sub}/{name}" if sub else name
                 if prel not in result_files and size <= SIDECAR_MAX_BYTES:
-                    yield prel, directory / name
-        if folder == PurePosixPath("."):
+                    yield prel, f"{directory}/{name}"
+        if not folder:
             break
-        folder = folder.parent
+        folder = posixpath.dirname(folder)
 
 
 def fill_from_sidecars(
