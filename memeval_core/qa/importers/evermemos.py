@@ -28,7 +28,7 @@ from memeval_core.qa.importers._common import (
     system_from_path,
     text,
 )
-from memeval_core.qa.models import QaRun
+from memeval_core.qa.models import QaRun, Verdict
 
 FORMAT = "evermemos"
 _QID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
@@ -53,6 +53,9 @@ def load(src: Source) -> list[QaRun]:
     questions: list[dict[str, Any]] = []
     n_judged = 0
     adversarial_scored = False
+    sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
+    # Most items repeat one of a few judgment patterns: their verdicts are worked out once per file.
+    seen: dict[tuple[tuple[str, Any], ...], list[Verdict]] = {}
     for key, items in data["detailed_results"].items():
         if not isinstance(items, list):
             fail(src, ["detailed_results", key], "expected a list of per-question items")
@@ -65,34 +68,43 @@ def load(src: Source) -> list[QaRun]:
             m = _QID.match(qid_raw)
             conv_index: int | None = None
             qa_index: int | None = None
-            if m and int(m[1]) < len(locomo.SAMPLE_IDS):
+            if m and int(m[1]) < len(sample_ids):
                 conv_index, qa_index = int(m[1]), int(m[2])
-            elif m_conv and int(m_conv[1]) < len(locomo.SAMPLE_IDS):
+            elif m_conv and int(m_conv[1]) < len(sample_ids):
                 conv_index = int(m_conv[1])
             judgments = need(src, item, "llm_judgments", where, dict)
-            verdicts = [
-                v
-                for name, value in sorted(judgments.items())
-                if (v := binary_verdict(src, value, [*where, "llm_judgments", name], name, judge_model)) is not None
-            ]
+            pattern = tuple(judgments.items())
+            try:
+                verdicts = seen.get(pattern)
+            except TypeError:  # an unhashable judgment, which the full check below rejects
+                verdicts = None
+            if verdicts is None:
+                verdicts = [
+                    v
+                    for name, value in sorted(judgments.items())
+                    if (v := binary_verdict(src, value, [*where, "llm_judgments", name], name, judge_model)) is not None
+                ]
+                seen[pattern] = verdicts
             n_judged += bool(verdicts)
             cat = opt(src, item, "category", where, (int, str))
             code = None if cat is None else str(cat)
             adversarial_scored |= code == locomo.ADVERSARIAL and bool(verdicts)
+            question = need(src, item, "question", where, str)
+            gold, answer = item.get("golden_answer"), item.get("generated_answer")
             questions.append(
                 {
                     "benchmark": locomo.BENCHMARK,
-                    "question_id": locomo.question_id(conv_index, qa_index)
+                    "question_id": f"{sample_ids[conv_index]}-q{qa_index}"  # locomo.question_id
                     if conv_index is not None and qa_index is not None
                     else qid_raw,
-                    "question": need(src, item, "question", where, str),
-                    "conversation": locomo.SAMPLE_IDS[conv_index] if conv_index is not None else None,
+                    "question": question,
+                    "conversation": sample_ids[conv_index] if conv_index is not None else None,
                     "question_index": qa_index,
                     "category": code,
-                    "category_name": locomo.category_name(code),
-                    "gold_answer": text(item.get("golden_answer")),
-                    "answer": text(item.get("generated_answer")),
-                    "verdicts": verdicts,
+                    "category_name": names.get(code) if code is not None else None,
+                    "gold_answer": gold if gold is None or gold.__class__ is str else text(gold),
+                    "answer": answer if answer is None or answer.__class__ is str else text(answer),
+                    "verdicts": list(verdicts),
                 }
             )
     if not questions:
