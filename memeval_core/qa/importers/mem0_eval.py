@@ -31,7 +31,7 @@ from memeval_core.qa.importers._common import (
     system_from_path,
     text,
 )
-from memeval_core.qa.models import QaRun
+from memeval_core.qa.models import QaRun, Verdict
 from memeval_core.qa.slim import Layout
 
 FORMAT = "mem0-eval"
@@ -49,6 +49,11 @@ SLIM = Layout(
     bulky=("speaker_1_memories", "speaker_2_memories"),
 )  # fmt: skip
 """The per-conversation layout with both speakers' retrieved memories, which are most of its bytes."""
+
+
+_UNSEEN: Any = object()
+_REMEMBERED = (bool, int, str, type(None))
+"""llm_score types whose verdict is remembered (floats are not: -0.0 equals 0 but is a verdict of its own)."""
 
 
 def _is_item(x: Any) -> bool:
@@ -94,8 +99,10 @@ def load(src: Source) -> list[QaRun]:
     judge_model = summary.get("judge_model") if isinstance(summary.get("judge_model"), str) else None
     questions: list[dict[str, Any]] = []
     any_adversarial_scored = False
+    sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
+    seen: dict[tuple[Any, str | None], Verdict | None] = {}  # verdict per (llm_score, label): a few, many times
     for key, items, loc in convs:
-        conv_index = int(key) if key is not None and key.isdigit() and int(key) < len(locomo.SAMPLE_IDS) else None
+        conv_index = int(key) if key is not None and key.isdigit() and int(key) < len(sample_ids) else None
         raw_order = any(isinstance(i, dict) and str(i.get("category")) == locomo.ADVERSARIAL for i in items)
         for pos, item in enumerate(items):
             where = [*loc, pos]
@@ -104,19 +111,22 @@ def load(src: Source) -> list[QaRun]:
             question = need(src, item, "question", where, str)
             cat = opt(src, item, "category", where, (int, str))
             code = None if cat is None else str(cat)
-            verdict = binary_verdict(
-                src,
-                item.get("llm_score"),
-                [*where, "llm_score"],
-                JUDGE,
-                judge_model,
-                item.get("llm_judge_raw") if isinstance(item.get("llm_judge_raw"), str) else None,
-            )
+            raw_label = item.get("llm_judge_raw")
+            label = raw_label if isinstance(raw_label, str) else None
+            score = item.get("llm_score")
+            try:
+                verdict = seen[score, label] if score.__class__ in _REMEMBERED else _UNSEEN
+            except KeyError:
+                verdict = _UNSEEN
+            if verdict is _UNSEEN:
+                verdict = binary_verdict(src, score, [*where, "llm_score"], JUDGE, judge_model, label)
+                if score.__class__ in _REMEMBERED:
+                    seen[score, label] = verdict
             unjudged_adversarial = verdict is None and code == locomo.ADVERSARIAL
             any_adversarial_scored |= code == locomo.ADVERSARIAL and verdict is not None
             if conv_index is not None:
-                qid = locomo.question_id(conv_index, pos) if raw_order else locomo.position_id(conv_index, pos)
-                conversation: str | None = locomo.SAMPLE_IDS[conv_index]
+                qid = f"{sample_ids[conv_index]}-{'q' if raw_order else 'f'}{pos}"  # question_id / position_id
+                conversation: str | None = sample_ids[conv_index]
             else:
                 qid = f"{key}-{pos}" if key is not None else f"item-{pos}"
                 conversation = key
@@ -127,6 +137,7 @@ def load(src: Source) -> list[QaRun]:
             latency_ms = None if answer_s is None else answer_s * 1000 + (retrieval_ms or 0.0)
             tokens = opt(src, item, "answer_tokens", where, int)
             evidence = opt(src, item, "evidence", where, list)
+            gold, answer = item.get("answer"), item.get("response")
             questions.append(
                 {
                     "benchmark": locomo.BENCHMARK,
@@ -135,9 +146,9 @@ def load(src: Source) -> list[QaRun]:
                     "conversation": conversation,
                     "question_index": pos if raw_order and conv_index is not None else None,
                     "category": code,
-                    "category_name": locomo.category_name(code),
-                    "gold_answer": text(item.get("answer")),
-                    "answer": text(item.get("response")),
+                    "category_name": names.get(code) if code is not None else None,
+                    "gold_answer": gold if gold is None or gold.__class__ is str else text(gold),
+                    "answer": answer if answer is None or answer.__class__ is str else text(answer),
                     "gold_evidence_ids": [str(e) for e in evidence] if evidence is not None else None,
                     "verdicts": [verdict] if verdict is not None else [],
                     "latency_ms": latency_ms,
