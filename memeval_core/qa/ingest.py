@@ -378,8 +378,11 @@ def _shard_key(run: QaRun) -> tuple[Any, ...]:
     return (folder, m.format, m.benchmark, m.system, m.answer_model, m.top_k, tuple(m.judge_models))
 
 
+_CONVERSATION_ORDER: dict[str | None, int] = {sample_id: i for i, sample_id in enumerate(locomo.SAMPLE_IDS)}
+
+
 def _order_key(q: QaQuestion) -> tuple[int, int, str]:
-    conv = locomo.SAMPLE_IDS.index(q.conversation) if q.conversation in locomo.SAMPLE_IDS else len(locomo.SAMPLE_IDS)
+    conv = _CONVERSATION_ORDER.get(q.conversation, len(locomo.SAMPLE_IDS))
     return (conv, q.question_index if q.question_index is not None else -1, q.question_id)
 
 

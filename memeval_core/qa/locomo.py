@@ -171,7 +171,7 @@ class LocomoQuestion:
     category: str
     """Raw category code as a string."""
 
-    @property
+    @cached_property  # a join reads it for every question it matches
     def question_id(self) -> str:
         """Canonical id (``conv-26-q0``)."""
         return f"{self.sample_id}-q{self.qa_index}"
