@@ -20,7 +20,7 @@ import math
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -133,11 +133,43 @@ class QaLoad:
 
 def iter_files(root: Path) -> Iterator[Path]:
     """Every candidate file under root, sorted, skipping hidden files and folders."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if name.endswith(SUFFIXES) and not name.startswith("."):
-                yield Path(dirpath) / name
+    return (root / rel for rel, _ in _listed(root))
+
+
+def _listed(root: Path) -> list[tuple[str, int | None]]:
+    """(POSIX path relative to root, size or None) of every candidate file, in :func:`iter_files`' order.
+
+    ``os.walk``'s order and rules (a folder's files, then its sub-folders, each by name; links to folders
+    not followed; unreadable folders skipped), on plain strings: pathlib would cost more than the listing.
+    """
+    out: list[tuple[str, int | None]] = []
+
+    def walk(directory: str, prefix: str) -> None:
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        folders = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                folders.append(entry)
+            elif entry.name.endswith(SUFFIXES) and not entry.name.startswith("."):
+                try:
+                    size: int | None = entry.stat().st_size
+                except OSError:
+                    size = None
+                out.append((prefix + entry.name, size))
+        for entry in folders:
+            if not entry.name.startswith(".") and not entry.is_symlink():
+                walk(entry.path, f"{prefix}{entry.name}/")
+
+    walk(str(root), "")
+    return out
 
 
 def _reject_constant(name: str) -> float:
@@ -683,9 +715,10 @@ def load_qa_beside(results: Path, datasets: Path | None, side: Callable[[], T]) 
 
 
 def _load_qa(results: Path, datasets: Path | None, side: Callable[[], T] | None) -> tuple[QaLoad, tuple[T, ...]]:
-    files = [(i, path.relative_to(results).as_posix()) for i, path in enumerate(iter_files(results))]
+    listing = _listed(results)
+    files = [(i, rel) for i, (rel, _) in enumerate(listing)]
     root_name = results.resolve().name
-    tasks, n_workers, method = _plan_tasks(results, files)
+    tasks, n_workers, method = _plan_tasks(results, files, dict(listing))
     context = _Context(results, root_name, _Dataset(datasets, results, tuple(rel for _, rel in files), root_name))
     combine = partial(_combine, context, files, tasks)
     if side is None or not n_workers:
@@ -748,7 +781,7 @@ def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source 
 
 
 def _plan_tasks(
-    results: Path, files: list[tuple[int, str]]
+    results: Path, files: list[tuple[int, str]], sizes_of: Mapping[str, int | None] | None = None
 ) -> tuple[list[list[tuple[int, str]]], int, workers.StartMethod]:
     """The files as tasks, how many worker processes share them with this one, and how workers start.
 
@@ -764,13 +797,20 @@ def _plan_tasks(
     sizes: dict[str, int] = {}
     by_folder: dict[str, list[tuple[int, str]]] = {}
     for i, rel in files:
-        folder = PurePosixPath(rel).parent.as_posix()
+        folder, _, name = rel.rpartition("/")
+        folder = folder or "."
         by_folder.setdefault(folder, []).append((i, rel))
-        try:
-            size = 0 if PurePosixPath(rel).name in _DATASET_NAMES else (results / rel).stat().st_size
-        except OSError:
-            continue
-        sizes[folder] = sizes.get(folder, 0) + size
+        if name in _DATASET_NAMES:
+            size: int | None = 0
+        elif sizes_of is not None:
+            size = sizes_of.get(rel)
+        else:
+            try:
+                size = (results / rel).stat().st_size
+            except OSError:
+                size = None
+        if size is not None:
+            sizes[folder] = sizes.get(folder, 0) + size
     if len(by_folder) < 2 or sum(sizes.values()) < PARALLEL_MIN_BYTES[method]:
         return [files], 0, method
     tasks = [by_folder[f] for f in sorted(by_folder, key=lambda f: (-sizes.get(f, 0), f))]
