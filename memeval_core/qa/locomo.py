@@ -193,6 +193,11 @@ class LocomoDataset:
         return (LocomoDataset, (self.questions, self.source, self.sha256))
 
     @cached_property
+    def sample_ids(self) -> frozenset[str]:
+        """The dataset's conversation ids, and LoCoMo's own (:data:`SAMPLE_IDS`)."""
+        return frozenset(SAMPLE_IDS) | {q.sample_id for q in self.questions}
+
+    @cached_property
     def by_id(self) -> dict[str, LocomoQuestion]:
         """Canonical id -> question."""
         return {q.question_id: q for q in self.questions}
@@ -397,7 +402,7 @@ class JoinReport:
         return f"{self.joined}/{self.total} joined" + (f" ({keys})" if keys else "")
 
 
-def _conv_of(q: QaQuestion, sample_ids: set[str]) -> str | None:
+def _conv_of(q: QaQuestion, sample_ids: frozenset[str]) -> str | None:
     if q.conversation is None:
         return None
     if q.conversation in sample_ids:
@@ -500,7 +505,7 @@ def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, 
     ``owned``: the run's questions are the caller's alone (just imported, referenced nowhere else), so the
     joined values are written into them instead of into copies; ``run`` must not be used afterwards.
     """
-    sample_ids = set(SAMPLE_IDS) | {q.sample_id for q in ds.questions}
+    sample_ids = ds.sample_ids
     taken: set[str] = set()
     by_key: Counter[str] = Counter()
     unmatched: list[str] = []
@@ -520,7 +525,11 @@ def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, 
         qid, text = qd["question_id"], qd["question"]
         found: tuple[LocomoQuestion, str] | str
         if (hit := canonical.get(qid)) is not None:
-            found = (hit, "question_id") if not text or _same_text(hit.question, text) else "text-mismatch"
+            found = (
+                (hit, "question_id")
+                if not text or text == hit.question or _same_text(hit.question, text)
+                else "text-mismatch"
+            )
         elif (
             qd["question_index"] is None
             and (hit := positional.get(qid)) is not None
