@@ -87,6 +87,7 @@ def test_bench_ingest_quick(tmp_path: Path) -> None:
     doc = _run("bench_ingest", tmp_path)
     d = doc["details"]
     assert {"floor", "cold", "warm", "cold_vs_floor", "warm_speedup", "scale", "profile_top_tottime"} <= set(d)
+    assert d["cold_vs_floor_paired_median"] > 0 and d["cold_one_process_vs_floor_paired_median"] > 0
     assert d["warm_equals_cold"] is True
     assert d["cold"]["pmb_runs"] == 24 and d["cold"]["errors"] == 0
     assert [(p["pmb_runs"], p["qa_runs"]) for p in d["scale"]] == [(4, 1), (8, 2)]
