@@ -36,7 +36,7 @@ from memeval_core.qa.importers._common import (
     opt,
     text,
 )
-from memeval_core.qa.models import QaRun
+from memeval_core.qa.models import QaRun, Verdict
 from memeval_core.qa.slim import Layout
 
 FORMAT = "cognitive-memory"
@@ -95,28 +95,39 @@ def _meta_block(data: dict[str, Any]) -> dict[str, Any]:
 def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRun:
     questions: list[dict[str, Any]] = []
     adversarial_scored = False
+    sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
+    seen: dict[Any, Verdict | None] = {}  # verdict per llm_correct value (bools and ints; not floats: -0.0 == 0)
     for i, item in enumerate(items):
         where: list[int | str] = ["per_question", i]
         if not isinstance(item, dict):
             fail(src, where, "expected an object per question")
         ci = need(src, item, "conv_index", where, int)
         qi = need(src, item, "question_index", where, int)
-        if not 0 <= ci < len(locomo.SAMPLE_IDS):
+        if not 0 <= ci < len(sample_ids):
             fail(src, [*where, "conv_index"], f"LoCoMo has conversations 0..9, got {ci}")
         code = str(need(src, item, "category", where, (int, str)))
-        verdict = binary_verdict(src, item.get("llm_correct"), [*where, "llm_correct"], "llm_correct")
+        value = item.get("llm_correct")
+        remembered = value.__class__ in (bool, int, type(None))
+        if remembered and value in seen:
+            verdict = seen[value]
+        else:
+            verdict = binary_verdict(src, value, [*where, "llm_correct"], "llm_correct")
+            if remembered:
+                seen[value] = verdict
         adversarial_scored |= code == locomo.ADVERSARIAL and verdict is not None
+        question = need(src, item, "question", where, str)
+        gold, answer = item.get("ground_truth"), item.get("prediction")
         questions.append(
             {
                 "benchmark": locomo.BENCHMARK,
-                "question_id": locomo.question_id(ci, qi),
-                "question": need(src, item, "question", where, str),
-                "conversation": locomo.SAMPLE_IDS[ci],
+                "question_id": f"{sample_ids[ci]}-q{qi}",  # locomo.question_id
+                "question": question,
+                "conversation": sample_ids[ci],
                 "question_index": qi,
                 "category": code,
-                "category_name": locomo.category_name(code),
-                "gold_answer": text(item.get("ground_truth")),
-                "answer": text(item.get("prediction")),
+                "category_name": names.get(code),
+                "gold_answer": gold if gold is None or gold.__class__ is str else text(gold),
+                "answer": answer if answer is None or answer.__class__ is str else text(answer),
                 "verdicts": [verdict] if verdict is not None else [],
                 "retrieval_latency_ms": number(src, item, "retrieval_time_ms", where),
                 "scored": verdict is not None or code != locomo.ADVERSARIAL,
