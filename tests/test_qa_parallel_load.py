@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from _data import SHARED_DATA, require
 
+from memeval_core import workers as worker_processes
 from memeval_core.qa import ingest, locomo
 from memeval_core.qa.ingest import QaLoad, load_qa
 from memeval_core.qa.models import questions_packed
@@ -25,6 +26,10 @@ def _load(root: Path, workers: int, monkeypatch: pytest.MonkeyPatch, datasets: P
     with monkeypatch.context() as mp:
         mp.setenv(WORKERS_ENV, str(workers))
         mp.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
+        # Forked workers, even when an earlier test left a thread behind (which would mean spawned ones): a
+        # spawned worker imports memeval for about a second, by which time this process has loaded these small
+        # folders alone, and nothing here would be compared. test_workers covers spawned workers.
+        mp.setattr(worker_processes, "start_method", lambda: "fork")
         return load_qa(root, datasets)
 
 
