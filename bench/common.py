@@ -33,6 +33,7 @@ PACKAGES = (
     "pandas",
     "pydantic",
     "orjson",
+    "msgspec",
     "streamlit",
     "ranx",
     "numba",

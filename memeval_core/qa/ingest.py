@@ -671,7 +671,6 @@ class _ScoredRun:
     reasons: tuple[str, ...]
     duplicate_key: tuple[str, str, int, int, float]
     """:func:`_duplicate_key`: only runs sharing it can be duplicates."""
-    richness: tuple[int, int]
     scored: tuple[tuple[str, ...], tuple[float, ...]]
     """LoCoMo runs: id and score of every scored question (for accuracy without disputed questions)."""
 
@@ -965,7 +964,6 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
                     publishable=ok,
                     reasons=tuple(reasons),
                     duplicate_key=_duplicate_key(run),
-                    richness=_richness(run),
                     scored=scored_scores(score) if is_locomo else ((), ()),
                 )
             )
@@ -989,7 +987,8 @@ def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[Load
         if fp in seen:
             k = seen[fp]
             other, dups = kept[k]
-            if r.richness > other.richness:
+            # Only duplicates need their detail compared (both were unpacked for the digest already).
+            if _richness(r.run) > _richness(other.run):
                 kept[k] = (r, [*dups, other.run.run.source_file or ""])
             else:
                 dups.append(r.run.run.source_file or "")
