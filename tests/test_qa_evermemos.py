@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 from _qa_data import AUDIT, real, write
 
 from memeval_core.errors import IngestError
+from memeval_core.qa import ingest
 from memeval_core.qa.importers import evermemos
 from memeval_core.qa.importers._common import UnjudgedError
 from memeval_core.qa.scoring import score_run
@@ -62,3 +64,14 @@ def test_bad_judgment_value(tmp_path: Path) -> None:
     with pytest.raises(IngestError) as exc:
         evermemos.load(write(tmp_path, "e.json", _doc(items)))
     assert exc.value.path == "$.detailed_results.locomo_exp_user_0[0].llm_judgments.judgment_1"
+
+
+def test_a_negative_zero_judgment_keeps_its_sign(tmp_path: Path) -> None:
+    items = [
+        {"question_id": f"locomo_0_qa{i}", "question": "q", "category": 1, "llm_judgments": {"judgment_1": value}}
+        for i, value in enumerate([0, -0.0, 0.0, -0.0, False])
+    ]
+    (tmp_path / "eval_results.json").write_text(json.dumps({"detailed_results": {"locomo_exp_user_0": items}}))
+    (run,) = evermemos.load(ingest.read_source(tmp_path / "eval_results.json", "eval_results.json"))
+    signs = [math.copysign(1.0, q.verdicts[0].score) for q in run.questions]
+    assert signs == [1.0, -1.0, 1.0, -1.0, 1.0]

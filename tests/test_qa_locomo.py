@@ -218,3 +218,28 @@ def test_anything_else_is_parsed_as_usual(doc: object, tmp_path: Path) -> None:
     except IngestError as exc:
         expected = exc.message
     assert got == expected
+
+
+def test_invalid_utf8_in_a_dialogue_is_not_a_dataset(tmp_path: Path) -> None:
+    raw = json.dumps([{"sample_id": "c", "conversation": {"s": "ok"}, "qa": [{"question": "q", "category": 1}]}])
+    bad = raw.encode().replace(b'"ok"', b'"o\xffk"')
+    assert locomo.dataset_json(raw.encode()) is not None and locomo.dataset_json(bad) is None
+    (tmp_path / "locomo10.json").write_bytes(bad)
+    assert locomo.find_locomo(tmp_path) is None
+    with pytest.raises(IngestError, match="not valid JSON"):
+        locomo.load_locomo(tmp_path / "locomo10.json")
+
+
+def test_a_repeated_conversation_id_joins_with_the_matched_questions_own_values() -> None:
+    convs = [
+        {"sample_id": "conv-26", "conversation": {}, "qa": [{"question": "Alpha?", "answer": "a", "category": 1}]},
+        {"sample_id": "conv-26", "conversation": {}, "qa": [{"question": "Beta?", "answer": "b", "category": 4}]},
+    ]
+    ds = locomo.parse_locomo(convs, "d", "")
+    assert ds.by_id["conv-26-q0"].question == "Beta?"  # the later question wins the id
+    run = _run([QaQuestion(benchmark="locomo", question_id="x1", conversation="conv-26", question="Alpha?")])
+    for owned in (False, True):
+        joined, report = locomo.join(run.model_copy(deep=True), ds, owned=owned)
+        q = joined.questions[0]
+        assert report.by_key["question_text"] == 1
+        assert (q.question_id, q.category, q.category_name, q.gold_answer) == ("conv-26-q0", "1", "multi_hop", "a")

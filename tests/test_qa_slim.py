@@ -158,3 +158,25 @@ def test_a_mapping_may_name_a_bulky_field_of_a_slim_file(tmp_path: Path, monkeyp
     # The memories, which the slim read leaves out, became retrieved ids (one item retrieved none).
     assert sum(bool(q.retrieved_ids) for q in mapped.run.questions) == sum(bool(i["speaker_1_memories"]) for i in full)
     assert len(mapped.run.questions) == len(full) == 81
+
+
+@pytest.mark.usefixtures("small_files")
+def test_invalid_utf8_inside_a_bulky_value_is_left_to_the_ordinary_parse(tmp_path: Path) -> None:
+    # msgspec steps over the bulky values without reading their bytes; orjson would have refused the file.
+    raw = json.dumps(_document()).encode().replace(b'"xxxx', b'"x\xffxx', 1)
+    assert slim.decode(raw, LAYOUTS) is None
+    (tmp_path / "r.json").write_bytes(raw)
+    with pytest.raises(ingest.IngestError, match="not UTF-8 text"):
+        ingest.read_source(tmp_path / "r.json", "r.json")
+    accented = json.dumps(_document(answer="café"), ensure_ascii=False).encode()
+    assert not accented.isascii() and slim.decode(accented, LAYOUTS) is not None  # valid UTF-8 is fine
+
+
+@pytest.mark.usefixtures("small_files")
+def test_the_files_key_order_is_kept(tmp_path: Path) -> None:
+    doc = {"results": _document()["results"], "summary": {"conv_idx": 1}}
+    data = slim.decode(json.dumps(doc).encode(), LAYOUTS)
+    assert data is not None and list(data) == ["results", "summary"]  # a sniffer may read the first value
+    other_list = {"summary": [{"golden_answer": "a", "grade": True}], "results": _document()["results"]}
+    assert slim.decode(json.dumps(other_list).encode(), LAYOUTS) is None  # a list outside the items key
+    assert slim.decode(json.dumps({"summary": {}, "results": {"a": 1}}).encode(), LAYOUTS) is None

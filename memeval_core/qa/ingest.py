@@ -199,8 +199,8 @@ def read_source(path: Path, rel: str, root_name: str = "", *, whole: bool = Fals
             return Source(rel, sha, data, root_name, slim=True)
         try:
             # orjson is several times faster than json, checks UTF-8 itself and, like the strict path
-            # below, rejects NaN/Infinity; the strict path names line and column of any problem (and
-            # reads integers wider than 64 bits, which orjson refuses).
+            # below, rejects NaN/Infinity; the strict path names line and column of any problem. (orjson
+            # reads integers wider than 64 bits as floats.)
             return Source(rel, sha, orjson.loads(unmarked), root_name)
         except orjson.JSONDecodeError:
             pass

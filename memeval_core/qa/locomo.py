@@ -44,6 +44,7 @@ import orjson
 from memeval_core.errors import IngestError
 from memeval_core.qa.lazy import build_objects
 from memeval_core.qa.models import QaQuestion, QaRun
+from memeval_core.qa.slim import valid_utf8
 
 BENCHMARK = "locomo"
 """Benchmark id of LoCoMo runs."""
@@ -327,8 +328,11 @@ def dataset_json(raw: bytes) -> list[dict[str, Any]] | None:
     a list of conversations with all three keys, is not valid JSON or holds an integer beyond 64 bits (which
     parsers read differently): parse such a file as usual.
     """
+    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    if not valid_utf8(body):  # the dialogues are stepped over unread
+        return None
     try:
-        convs = _CONVERSATIONS.decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)
+        convs = _CONVERSATIONS.decode(body)
     except (msgspec.DecodeError, RecursionError):
         return None
     unset = msgspec.UNSET
@@ -557,7 +561,16 @@ def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, 
         if q.category is not None and q.category != hit.category:
             conflicts += 1
         d = qd if owned else qd.copy()
-        d.update(ds.joined_fields[hid])
+        fields = ds.joined_fields[hid]
+        if ds.by_id[hid] is not hit:  # a dataset that repeats a conversation id: this question's own values
+            fields = {
+                "question_id": hid,
+                "conversation": hit.sample_id,
+                "question_index": hit.qa_index,
+                "category": hit.category,
+                "category_name": CATEGORY_NAMES.get(hit.category),
+            }
+        d.update(fields)
         d["gold_evidence_ids"] = list(hit.evidence)
         if not d["question"]:
             d["question"] = hit.question

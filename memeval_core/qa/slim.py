@@ -57,18 +57,28 @@ class _Decoder:
         item = msgspec.defstruct(
             f"{layout.format}_item",
             [(k, Any, msgspec.UNSET) for k in layout.item_keys]
-            + [(k, msgspec.Raw, msgspec.UNSET) for k in layout.bulky],
+            + [(k, msgspec.Raw, msgspec.UNSET) for k in layout.bulky],  # checked as JSON, never built
             forbid_unknown_fields=True,
         )
-        top = msgspec.defstruct(
-            f"{layout.format}_document",
-            [(k, list[item] if k == layout.items else Any, msgspec.UNSET) for k in layout.top_keys],  # type: ignore[valid-type]
-            forbid_unknown_fields=True,
-        )
+        self.top_keys = frozenset(layout.top_keys)
+        # A dict, not a struct, at the top: it keeps the file's key order (a sniffer reads the first value).
+        # Its only list type is the items' (a top-level key with another list falls back to the full parse).
+        top = dict[str, list[item] | dict[str, Any] | str | int | float | bool | None]  # type: ignore[valid-type]
         self.decoder = msgspec.json.Decoder(top)
 
 
 _DECODERS: dict[Layout, _Decoder] = {}
+
+
+def valid_utf8(raw: bytes) -> bool:
+    """Whether ``raw`` is UTF-8 throughout: msgspec does not look inside the values it steps over, orjson does."""
+    if raw.isascii():  # most result files: JSON writers escape everything else by default
+        return True
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _raw_to_none(value: Any) -> None:
@@ -86,9 +96,16 @@ def decode(raw: bytes, layouts: Sequence[Layout]) -> Any | None:
             dec = _DECODERS[layout] = _Decoder(layout)
         if not any(marker in head for marker in dec.markers):
             continue
+        if not valid_utf8(raw):
+            return None
         try:
             doc = dec.decoder.decode(raw)
         except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+            continue
+        # Only the declared keys, and lists of items only under the items key (the others could hold any value).
+        if not doc.keys() <= dec.top_keys or any(
+            (key == layout.items) != (value.__class__ is list) for key, value in doc.items()
+        ):
             continue
         data: dict[str, Any] = msgspec.to_builtins(doc, enc_hook=_raw_to_none)
         for item in data.get(layout.items, ()):

@@ -74,8 +74,10 @@ def load(src: Source) -> list[QaRun]:
                 conv_index = int(m_conv[1])
             judgments = need(src, item, "llm_judgments", where, dict)
             pattern = tuple(judgments.items())
+            # Not for floats: -0.0 equals 0 but is a verdict of its own.
+            remembered = float not in map(type, judgments.values())
             try:
-                verdicts = seen.get(pattern)
+                verdicts = seen.get(pattern) if remembered else None
             except TypeError:  # an unhashable judgment, which the full check below rejects
                 verdicts = None
             if verdicts is None:
@@ -84,7 +86,8 @@ def load(src: Source) -> list[QaRun]:
                     for name, value in sorted(judgments.items())
                     if (v := binary_verdict(src, value, [*where, "llm_judgments", name], name, judge_model)) is not None
                 ]
-                seen[pattern] = verdicts
+                if remembered:
+                    seen[pattern] = verdicts
             n_judged += bool(verdicts)
             cat = opt(src, item, "category", where, (int, str))
             code = None if cat is None else str(cat)
