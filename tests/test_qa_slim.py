@@ -93,12 +93,28 @@ def test_integers_wider_than_64_bits_are_left_to_the_ordinary_parse(tmp_path: Pa
 
 
 @pytest.mark.usefixtures("small_files")
-def test_invalid_json_inside_a_bulky_value_is_left_to_the_ordinary_parse(tmp_path: Path) -> None:
-    raw = json.dumps(_document()).encode().replace(b'[{"m": "x', b'[{"m": x', 1)
-    assert slim.decode(raw, LAYOUTS) is None
+@pytest.mark.parametrize(
+    ("good", "bad", "message"),
+    [
+        (b'[{"m": "x', b'[{"m": x', "not valid JSON"),
+        # msgspec steps over the bulky values without reading their bytes; orjson would have refused the file.
+        (b'"xxxx', b'"x\xffxx', "not UTF-8 text"),
+    ],
+)
+def test_a_broken_bulky_value_is_left_to_the_ordinary_parse(
+    tmp_path: Path, good: bytes, bad: bytes, message: str
+) -> None:
+    raw = json.dumps(_document()).encode().replace(good, bad, 1)
+    assert raw != json.dumps(_document()).encode() and slim.decode(raw, LAYOUTS) is None
     (tmp_path / "r.json").write_bytes(raw)
-    with pytest.raises(ingest.IngestError, match="not valid JSON"):
+    with pytest.raises(ingest.IngestError, match=message):
         ingest.read_source(tmp_path / "r.json", "r.json")
+
+
+@pytest.mark.usefixtures("small_files")
+def test_valid_utf8_beyond_ascii_reads_slim() -> None:
+    accented = json.dumps(_document(answer="café"), ensure_ascii=False).encode()
+    assert not accented.isascii() and slim.decode(accented, LAYOUTS) is not None
 
 
 def test_small_files_are_parsed_whole() -> None:
@@ -158,18 +174,6 @@ def test_a_mapping_may_name_a_bulky_field_of_a_slim_file(tmp_path: Path, monkeyp
     # The memories, which the slim read leaves out, became retrieved ids (one item retrieved none).
     assert sum(bool(q.retrieved_ids) for q in mapped.run.questions) == sum(bool(i["speaker_1_memories"]) for i in full)
     assert len(mapped.run.questions) == len(full) == 81
-
-
-@pytest.mark.usefixtures("small_files")
-def test_invalid_utf8_inside_a_bulky_value_is_left_to_the_ordinary_parse(tmp_path: Path) -> None:
-    # msgspec steps over the bulky values without reading their bytes; orjson would have refused the file.
-    raw = json.dumps(_document()).encode().replace(b'"xxxx', b'"x\xffxx', 1)
-    assert slim.decode(raw, LAYOUTS) is None
-    (tmp_path / "r.json").write_bytes(raw)
-    with pytest.raises(ingest.IngestError, match="not UTF-8 text"):
-        ingest.read_source(tmp_path / "r.json", "r.json")
-    accented = json.dumps(_document(answer="café"), ensure_ascii=False).encode()
-    assert not accented.isascii() and slim.decode(accented, LAYOUTS) is not None  # valid UTF-8 is fine
 
 
 @pytest.mark.usefixtures("small_files")

@@ -131,13 +131,8 @@ class QaLoad:
     """Canonical ids of LoCoMo questions with disputed gold answers (locomo-audit ``errors.json``), when found."""
 
 
-def iter_files(root: Path) -> Iterator[Path]:
-    """Every candidate file under root, sorted, skipping hidden files and folders."""
-    return (root / rel for rel, _ in _listed(root))
-
-
 def _listed(root: Path) -> list[tuple[str, int | None]]:
-    """(POSIX path relative to root, size or None) of every candidate file, in :func:`iter_files`' order.
+    """(POSIX path relative to root, size or None) of every candidate file under root, hidden ones skipped.
 
     ``os.walk``'s order and rules (a folder's files, then its sub-folders, each by name; links to folders
     not followed; unreadable folders skipped), on plain strings: pathlib would cost more than the listing.

@@ -52,7 +52,6 @@ class _Decoder:
     """A layout's typed decoder, built on first use."""
 
     def __init__(self, layout: Layout) -> None:
-        self.layout = layout
         self.markers = tuple(f'"{key}"'.encode() for key in layout.bulky)
         item = msgspec.defstruct(
             f"{layout.format}_item",
