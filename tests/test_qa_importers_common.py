@@ -102,3 +102,16 @@ def test_a_bad_binary_verdict_fails_every_time_with_its_location(value: Any) -> 
     for _ in range(2):
         with pytest.raises(IngestError, match=r"\$\.results\[3\]\.v: a binary verdict must be true/false or 0/1"):
             binary_verdict(SRC, value, [*WHERE, "v"], "j")
+
+
+@pytest.mark.parametrize("value", [True, 1, 0, "1", " 0 ", -0.0, 1.0, None])
+def test_binary_verdict_in_equals_binary_verdict(value: Any) -> None:
+    expected = binary_verdict(SRC, value, [*WHERE, "v"], "j", "m", "L")
+    assert _common.binary_verdict_in(SRC, value, WHERE, "v", "j", "m", "L") == expected
+    assert _common.binary_verdict_in(SRC, value, WHERE, "v", "j", "m", "L") == expected  # from the cache
+
+
+@pytest.mark.parametrize("value", [2, "yes", 0.5, []])
+def test_binary_verdict_in_names_the_field_of_a_bad_value(value: Any) -> None:
+    with pytest.raises(IngestError, match=r"\$\.results\[3\]\.v: a binary verdict must be true/false or 0/1"):
+        _common.binary_verdict_in(SRC, value, WHERE, "v", "j")

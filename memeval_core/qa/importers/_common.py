@@ -129,6 +129,29 @@ def binary_verdict(
     return _binary_verdict(src, value, loc, judge, model, label)
 
 
+def binary_verdict_in(
+    src: Source,
+    value: Any,
+    where: Sequence[int | str],
+    field: str,
+    judge: str,
+    model: str | None = None,
+    label: str | None = None,
+) -> Verdict | None:
+    """``binary_verdict(src, value, [*where, field], ...)``, building that location only when it is needed.
+
+    For per-item loops: most values were seen before and are answered from the shared cache.
+    """
+    if value is None:
+        return None
+    cls = value.__class__
+    if cls is bool or cls is int or cls is str:
+        hit = _BINARY.get((value, cls, judge, model, label))
+        if hit is not None:
+            return hit
+    return binary_verdict(src, value, [*where, field], judge, model, label)
+
+
 _BINARY: dict[tuple[Any, type, str, str | None, str | None], Verdict] = {}
 """binary_verdict's result per value, value type, judge, model and label: the same few, thousands of times."""
 

@@ -29,6 +29,7 @@ from memeval_core.qa.importers._common import (
     Source,
     UnjudgedError,
     binary_verdict,
+    binary_verdict_in,
     build_run,
     fail,
     need,
@@ -36,7 +37,7 @@ from memeval_core.qa.importers._common import (
     opt,
     text,
 )
-from memeval_core.qa.models import QaRun, Verdict
+from memeval_core.qa.models import QaRun
 from memeval_core.qa.slim import Layout
 
 FORMAT = "cognitive-memory"
@@ -96,7 +97,6 @@ def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRun:
     questions: list[dict[str, Any]] = []
     adversarial_scored = False
     sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
-    seen: dict[Any, Verdict | None] = {}  # verdict per llm_correct value (bools and ints; not floats: -0.0 == 0)
     for i, item in enumerate(items):
         where: list[int | str] = ["per_question", i]
         if not isinstance(item, dict):
@@ -106,14 +106,7 @@ def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRun:
         if not 0 <= ci < len(sample_ids):
             fail(src, [*where, "conv_index"], f"LoCoMo has conversations 0..9, got {ci}")
         code = str(need(src, item, "category", where, (int, str)))
-        value = item.get("llm_correct")
-        remembered = value.__class__ in (bool, int, type(None))
-        if remembered and value in seen:
-            verdict = seen[value]
-        else:
-            verdict = binary_verdict(src, value, [*where, "llm_correct"], "llm_correct")
-            if remembered:
-                seen[value] = verdict
+        verdict = binary_verdict_in(src, item.get("llm_correct"), where, "llm_correct", "llm_correct")
         adversarial_scored |= code == locomo.ADVERSARIAL and verdict is not None
         question = need(src, item, "question", where, str)
         gold, answer = item.get("ground_truth"), item.get("prediction")

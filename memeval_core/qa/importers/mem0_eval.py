@@ -22,7 +22,7 @@ from typing import Any
 from memeval_core.qa import locomo
 from memeval_core.qa.importers._common import (
     Source,
-    binary_verdict,
+    binary_verdict_in,
     build_run,
     fail,
     need,
@@ -31,7 +31,7 @@ from memeval_core.qa.importers._common import (
     system_from_path,
     text,
 )
-from memeval_core.qa.models import QaRun, Verdict
+from memeval_core.qa.models import QaRun
 from memeval_core.qa.slim import Layout
 
 FORMAT = "mem0-eval"
@@ -49,11 +49,6 @@ SLIM = Layout(
     bulky=("speaker_1_memories", "speaker_2_memories"),
 )  # fmt: skip
 """The per-conversation layout with both speakers' retrieved memories, which are most of its bytes."""
-
-
-_UNSEEN: Any = object()
-_REMEMBERED = (bool, int, str, type(None))
-"""llm_score types whose verdict is remembered (floats are not: -0.0 equals 0 but is a verdict of its own)."""
 
 
 def _is_item(x: Any) -> bool:
@@ -100,7 +95,6 @@ def load(src: Source) -> list[QaRun]:
     questions: list[dict[str, Any]] = []
     any_adversarial_scored = False
     sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
-    seen: dict[tuple[Any, str | None], Verdict | None] = {}  # verdict per (llm_score, label): a few, many times
     for key, items, loc in convs:
         conv_index = int(key) if key is not None and key.isdigit() and int(key) < len(sample_ids) else None
         raw_order = any(isinstance(i, dict) and str(i.get("category")) == locomo.ADVERSARIAL for i in items)
@@ -113,15 +107,7 @@ def load(src: Source) -> list[QaRun]:
             code = None if cat is None else str(cat)
             raw_label = item.get("llm_judge_raw")
             label = raw_label if isinstance(raw_label, str) else None
-            score = item.get("llm_score")
-            try:
-                verdict = seen[score, label] if score.__class__ in _REMEMBERED else _UNSEEN
-            except KeyError:
-                verdict = _UNSEEN
-            if verdict is _UNSEEN:
-                verdict = binary_verdict(src, score, [*where, "llm_score"], JUDGE, judge_model, label)
-                if score.__class__ in _REMEMBERED:
-                    seen[score, label] = verdict
+            verdict = binary_verdict_in(src, item.get("llm_score"), where, "llm_score", JUDGE, judge_model, label)
             unjudged_adversarial = verdict is None and code == locomo.ADVERSARIAL
             any_adversarial_scored |= code == locomo.ADVERSARIAL and verdict is not None
             if conv_index is not None:
