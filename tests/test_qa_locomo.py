@@ -103,6 +103,46 @@ def test_owned_join_equals_the_copying_join(ds: locomo.LocomoDataset) -> None:
     assert fresh[2].question == "" and fresh[2].gold_evidence_ids is None  # the copying join leaves its input alone
 
 
+def _whole_runs() -> dict[str, tuple[bool, list[QaQuestion]]]:
+    """Runs whose every question matches by one id shape (True: the whole-run shortcut applies) and near misses."""
+    q = partial(QaQuestion, benchmark="locomo")
+    first = "When did Caroline go to the LGBTQ support group?"
+    return {
+        "canonical": (True, [
+            q(question_id="conv-26-q0", question=first, category="4", gold_answer="stated"),  # category conflict
+            q(question_id="conv-26-q1"),  # no text, no gold answer: the dataset's
+            q(question_id="conv-30-q79", question="", category="5", extra_field=[1]),
+        ]),
+        "positional": (True, [q(question_id="conv-26-f1"), q(question_id="conv-30-f79", gold_answer="x")]),
+        "empty": (True, []),
+        "text equal once normalised": (False, [q(question_id="conv-26-q0", question=first.upper())]),
+        "repeated match": (False, [q(question_id="conv-26-q0"), q(question_id="conv-26-q0")]),
+        "mixed shapes": (False, [q(question_id="conv-26-q0"), q(question_id="conv-26-f1")]),
+        "positional with an index": (False, [q(question_id="conv-26-f1", question_index=1)]),
+        "unknown id": (False, [q(question_id="conv-26-q0"), q(question_id="nope")]),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(_whole_runs()))
+def test_the_whole_run_shortcut_equals_the_loop(ds: locomo.LocomoDataset, name: str) -> None:
+    applies, questions = _whole_runs()[name]
+    before = [(q.model_dump(), set(q.model_fields_set)) for q in questions]
+    assert (locomo._join_whole(questions, ds) is not None) == applies
+    if not applies:  # declined without writing anything: the loop decides
+        assert [(q.model_dump(), set(q.model_fields_set)) for q in questions] == before
+    copied, report = locomo.join(_run(_whole_runs()[name][1]), ds)  # the copying join always runs the loop
+    owned, owned_report = locomo.join(_run(_whole_runs()[name][1]), ds, owned=True)
+    assert owned_report == report
+    assert [q.model_dump() for q in owned.questions] == [q.model_dump() for q in copied.questions]
+    assert [q.model_fields_set for q in owned.questions] == [q.model_fields_set for q in copied.questions]
+    assert [list(q.__dict__) for q in owned.questions] == [list(q.__dict__) for q in copied.questions]
+    assert [q.__pydantic_extra__ for q in owned.questions] == [q.__pydantic_extra__ for q in copied.questions]
+    if name == "canonical":
+        assert report.by_key["question_id"] == 3 and report.category_conflicts == 1
+        assert [q.gold_answer for q in owned.questions] == ["stated", ds.by_id["conv-26-q1"].answer, None]
+        assert owned.questions[1].question == ds.by_id["conv-26-q1"].question
+
+
 def test_shortcut_indexes_cover_only_their_shapes(ds: locomo.LocomoDataset) -> None:
     assert len(ds.by_canonical_id) == 1986 and len(ds.by_positional_id) == 1540
     assert ds.by_positional_id["conv-30-f79"] is ds.by_position[("conv-30", 79)]
@@ -110,7 +150,8 @@ def test_shortcut_indexes_cover_only_their_shapes(ds: locomo.LocomoDataset) -> N
     odd = locomo.parse_locomo([conversation], "x", "")
     assert odd.by_id.keys() == {"s1-q0"} and not odd.by_canonical_id and not odd.by_positional_id
     assert odd.joined_fields["s1-q0"] == {
-        "question_id": "s1-q0", "conversation": "s1", "question_index": 0, "category": "1", "category_name": "multi_hop"
+        "question_id": "s1-q0", "conversation": "s1", "question_index": 0, "category": "1",
+        "category_name": "multi_hop", "gold_evidence_ids": [],
     }  # fmt: skip
     joined, report = locomo.join(_run([QaQuestion(benchmark="locomo", question_id="s1-q0", question="Q?")]), odd)
     assert report.joined == 1 and report.by_key["question_text"] == 1  # not canonical-shaped: matched by text
@@ -178,7 +219,7 @@ def test_a_pickled_dataset_carries_no_indexes_and_rebuilds_them_on_use(ds: locom
     for name in indexes:
         assert getattr(back, name) == built[name], name
     first = {"question_id": "conv-26-q0", "conversation": "conv-26", "question_index": 0, "category": "2"}
-    assert back.joined_fields["conv-26-q0"] == {**first, "category_name": "temporal"}
+    assert back.joined_fields["conv-26-q0"] == {**first, "category_name": "temporal", "gold_evidence_ids": ["D1:3"]}
 
 
 def test_the_dataset_is_read_without_its_dialogues_and_indexes_the_same(tmp_path: Path) -> None:

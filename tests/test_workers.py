@@ -126,6 +126,7 @@ def test_then_sees_every_result_in_task_order() -> None:
 _HANG_CHECK = """
 import os, sys, time
 from memeval_core import workers
+workers._new_spool = lambda files: None  # results through the pipe, as when no temporary file can be made
 
 def fn(context, task):
     if workers.in_worker():
@@ -153,6 +154,37 @@ def test_a_failure_stops_the_workers_instead_of_waiting_for_them(case: str) -> N
     )
     name, seconds = done.stdout.split()
     assert name == ("ValueError" if case == "here fails" else "KeyError") and float(seconds) < 10, done.stderr
+
+
+def _big_result(context: float, task: int) -> tuple[bytes, int]:
+    time.sleep(context)
+    return bytes([task]) * 300_000, os.getpid()
+
+
+@pytest.mark.parametrize("how", ["spool", "full disk", "no spool"])
+def test_results_arrive_through_the_spool_or_the_pipe(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    read_at = workers._read_at
+    monkeypatch.setattr(workers, "_read_at", lambda fd, size: reads.append(size) or read_at(fd, size))
+    if how == "no spool":
+        monkeypatch.setattr(workers, "_new_spool", lambda files: None)
+    if how == "full disk":  # the worker's second write fails: that result and the later ones take the pipe
+        writes: list[int] = []
+        write_at = workers._write_at
+
+        def fails_second(fd: int, blob: bytes, offset: int) -> None:
+            writes.append(offset)
+            if len(writes) > 1:
+                raise OSError(28, "No space left on device")
+            write_at(fd, blob, offset)
+
+        monkeypatch.setattr(workers, "_write_at", fails_second)
+    out = workers.run_tasks(_big_result, 0.05, list(range(10)), 1, "fork", list)
+    assert [blob == bytes([i]) * 300_000 for i, (blob, _) in enumerate(out)] == [True] * 10
+    sizes = [len(pickle.dumps(r, pickle.HIGHEST_PROTOCOL)) for r in out if r[1] != os.getpid()]
+    assert len(sizes) >= 2
+    # The caller reads a spool once, holding what the worker wrote before any write failed.
+    assert reads == {"spool": [sum(sizes)], "full disk": [sizes[0]], "no spool": []}[how]
 
 
 def _in_a_daemon(n: int) -> list[tuple[int, int]]:

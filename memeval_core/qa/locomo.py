@@ -31,12 +31,14 @@ import hashlib
 import json
 import os
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, repeat
+from operator import and_, attrgetter, eq, is_, is_not, itemgetter, ne, not_, or_
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import orjson
@@ -226,7 +228,11 @@ class LocomoDataset:
 
     @cached_property
     def joined_fields(self) -> dict[str, dict[str, Any]]:
-        """Canonical id -> the values :func:`join` gives every question it matches there, whatever the run."""
+        """Canonical id -> the values :func:`join` gives every question it matches there, whatever the run.
+
+        Every question joined to one dataset question shares its evidence list, as they share the
+        dataset's strings: questions are frozen, and nothing edits a list it did not build.
+        """
         return {
             qid: {
                 "question_id": qid,
@@ -234,6 +240,7 @@ class LocomoDataset:
                 "question_index": q.qa_index,
                 "category": q.category,
                 "category_name": CATEGORY_NAMES.get(q.category),
+                "gold_evidence_ids": list(q.evidence),
             }
             for qid, q in self.by_id.items()
         }
@@ -495,6 +502,62 @@ def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: set[str]) 
     return "no-match"
 
 
+_KEYS = ("question_id", "conversation+index", "conversation+position", "question_text")
+"""The keys :func:`join` matches by, in the order it tries them."""
+
+
+def _join_whole(questions: list[QaQuestion], ds: LocomoDataset) -> tuple[str, int] | None:
+    """:func:`join`'s loop over owned questions that all match by one id shape, without Python code per question.
+
+    The common case: all canonical ids, or all provisional positional ids without a ``qa`` index; every text
+    empty or exactly the dataset's, no dataset question matched twice. Then writes what the loop writes and
+    returns the key and the number of category conflicts. Otherwise returns None, having written nothing:
+    the loop decides (other keys, texts equal only once normalised, duplicates, a repeated conversation).
+    """
+    dicts = list(map(_DICT_OF, questions))
+    ids = list(map(itemgetter("question_id"), dicts))
+    hits = list(map(ds.by_canonical_id.get, ids))
+    key = "question_id"
+    if not all(map(is_not, hits, repeat(None))):
+        if any(map(is_not, hits, repeat(None))) or any(
+            map(is_not, map(itemgetter("question_index"), dicts), repeat(None))
+        ):
+            return None
+        hits = list(map(ds.by_positional_id.get, ids))
+        if not all(map(is_not, hits, repeat(None))):
+            return None
+        key = "conversation+position"
+    matched = cast(list[LocomoQuestion], hits)
+    texts = list(map(itemgetter("question"), dicts))
+    if texts != list(map(_QUESTION_OF, hits)) and not all(
+        map(or_, map(not_, texts), map(eq, texts, map(_QUESTION_OF, hits)))
+    ):
+        return None
+    hids = list(map(_QUESTION_ID_OF, hits))
+    if len(set(hids)) != len(hids) or not all(map(is_, map(ds.by_id.__getitem__, hids), hits)):
+        return None
+    categories = list(map(itemgetter("category"), dicts))
+    conflicts = 0
+    if categories != list(map(_CATEGORY_OF, hits)):
+        conflicts = sum(map(and_, map(is_not, categories, repeat(None)), map(ne, categories, map(_CATEGORY_OF, hits))))
+    deque(map(dict.update, dicts, map(ds.joined_fields.__getitem__, hids)), 0)
+    for k in compress(range(len(dicts)), map(not_, texts)):
+        dicts[k]["question"] = matched[k].question
+    if None in map(itemgetter("gold_answer"), dicts):
+        for k in compress(range(len(dicts)), map(is_, map(itemgetter("gold_answer"), dicts), repeat(None))):
+            dicts[k]["gold_answer"] = matched[k].answer
+    deque(map(set.update, map(_FIELDS_SET_OF, questions), repeat(_JOINED_FIELDS)), 0)
+    return key, conflicts
+
+
+_DICT_OF = attrgetter("__dict__")
+_FIELDS_SET_OF = attrgetter("__pydantic_fields_set__")
+_QUESTION_OF = attrgetter("question")
+_QUESTION_ID_OF = attrgetter("question_id")
+_CATEGORY_OF = attrgetter("category")
+_EVIDENCE_OF = attrgetter("evidence")
+
+
 def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, JoinReport]:
     """Match every question of a LoCoMo run to locomo10.json and fill in what the dataset knows.
 
@@ -509,6 +572,19 @@ def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, 
     ``owned``: the run's questions are the caller's alone (just imported, referenced nowhere else), so the
     joined values are written into them instead of into copies; ``run`` must not be used afterwards.
     """
+    n = len(run.questions)
+    if owned and (whole := _join_whole(run.questions, ds)) is not None:
+        key, conflicts = whole
+        report = JoinReport(
+            total=n,
+            joined=n,
+            by_key={k: n if k == key else 0 for k in _KEYS},
+            unmatched=(),
+            text_mismatches=0,
+            category_conflicts=conflicts,
+            duplicates=0,
+        )
+        return run.model_copy(update={"questions": list(run.questions)}), report
     sample_ids = ds.sample_ids
     taken: set[str] = set()
     by_key: Counter[str] = Counter()
@@ -569,9 +645,9 @@ def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, 
                 "question_index": hit.qa_index,
                 "category": hit.category,
                 "category_name": CATEGORY_NAMES.get(hit.category),
+                "gold_evidence_ids": list(hit.evidence),
             }
         d.update(fields)
-        d["gold_evidence_ids"] = list(hit.evidence)
         if not d["question"]:
             d["question"] = hit.question
         if d["gold_answer"] is None:
@@ -601,9 +677,9 @@ def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, 
             for k, q in enumerate(out)
         ]
     report = JoinReport(
-        total=len(run.questions),
+        total=n,
         joined=sum(by_key.values()),
-        by_key={k: by_key[k] for k in ("question_id", "conversation+index", "conversation+position", "question_text")},
+        by_key={k: by_key[k] for k in _KEYS},
         unmatched=tuple(unmatched),
         text_mismatches=text_mismatches,
         category_conflicts=conflicts,
