@@ -149,6 +149,8 @@ def test_shortcut_indexes_cover_only_their_shapes(ds: locomo.LocomoDataset) -> N
     conversation = {"sample_id": "s1", "conversation": {}, "qa": [{"question": "Q?", "category": 1}]}
     odd = locomo.parse_locomo([conversation], "x", "")
     assert odd.by_id.keys() == {"s1-q0"} and not odd.by_canonical_id and not odd.by_positional_id
+    shapes = [{**conversation, "sample_id": sid} for sid in ("conv-7x", "conv-8", "conv-1-q2", "conv-9\n")]
+    assert set(locomo.parse_locomo(shapes, "x", "").by_canonical_id) == {"conv-8-q0"}  # what the pattern says
     assert odd.joined_fields["s1-q0"] == {
         "question_id": "s1-q0", "conversation": "s1", "question_index": 0, "category": "1",
         "category_name": "multi_hop", "gold_evidence_ids": [],

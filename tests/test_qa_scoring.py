@@ -368,3 +368,14 @@ def test_columnar_score_run_of_a_real_run() -> None:
     joined, _ = join(run, load_locomo(require(LOCOMO_JSON)))
     for r in (run, joined):
         assert _exact(score_run(r)) == _exact(_reference(r))
+
+
+def test_accuracy_without_drops_every_question_of_an_excluded_id() -> None:
+    ids, scores = ("a", "b", "c", "b"), (1.0, 0.0, 0.5, 1.0)
+    assert accuracy_without(ids, scores, {"b"}) == (0.75, 2)  # both b's
+    assert accuracy_without(ids, scores, []) == (0.625, 0)
+    assert accuracy_without(ids, scores, frozenset("xyz")) == (0.625, 0)
+    assert accuracy_without(ids, scores, ["a", "b", "c"]) == (None, 4)
+    assert accuracy_without((), (), {"a"}) == (None, 0)
+    with pytest.raises(ValueError, match="3 ids but 2 scores"):
+        accuracy_without(ids[:3], scores[:2], set())

@@ -755,7 +755,7 @@ def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source 
 
     The shallowest ``locomo10.json`` / ``locomo.json`` (then by path) whose content is the dataset.
     """
-    named = [rel for rel in rels if PurePosixPath(rel).name in _DATASET_NAMES]
+    named = [rel for rel in rels if rel.rpartition("/")[2] in _DATASET_NAMES]
     named.sort(key=lambda rel: (len((results / rel).parts), str(results / rel)))
     for rel in named:
         try:
@@ -844,7 +844,7 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
         for i, rel in files:
             if rel.endswith(".csv"):
                 csv_paths.add(rel)  # read only when a mapping names it
-            elif PurePosixPath(rel).name in _DATASET_NAMES and rel == context.dataset.get()[1]:
+            elif rel.rpartition("/")[2] in _DATASET_NAMES and rel == context.dataset.get()[1]:
                 skipped.append(((0, i), Skipped(rel, "LoCoMo dataset (join target)")))
             else:
                 try:

@@ -213,7 +213,9 @@ class LocomoDataset:
     @cached_property
     def by_canonical_id(self) -> dict[str, LocomoQuestion]:
         """The ``by_id`` entries whose id has the canonical shape ``conv-<n>-q<i>`` (what :func:`join` tries first)."""
-        return {qid: q for qid, q in self.by_id.items() if _CANONICAL.match(qid)}
+        # An id is canonical exactly when its conversation's first one is: only the digits after -q differ.
+        canonical = {sid for sid in self.sample_ids if _CANONICAL.match(f"{sid}-q0")}
+        return {qid: q for qid, q in self.by_id.items() if q.sample_id in canonical}
 
     @cached_property
     def by_positional_id(self) -> dict[str, LocomoQuestion]:
@@ -288,30 +290,38 @@ def parse_locomo(data: Any, source: str, sha256: str) -> LocomoDataset:
             raise IngestError(source, f"$[{ci}]", "sample_id must be a string and qa a list")
         position = 0
         for qi, qa in enumerate(conv["qa"]):
-            if not isinstance(qa, dict) or not isinstance(qa.get("question"), str):
-                raise IngestError(source, f"$[{ci}].qa[{qi}]", "a qa item must be an object with a string question")
+            if type(qa) is not dict or type(question := qa.get("question")) is not str:
+                if not isinstance(qa, dict) or not isinstance(qa.get("question"), str):
+                    raise IngestError(source, f"$[{ci}].qa[{qi}]", "a qa item must be an object with a string question")
+                question = qa["question"]
             cat = qa.get("category")
-            if isinstance(cat, bool) or not isinstance(cat, int | str):
+            if type(cat) is int:  # the dataset's own spelling: checked and converted at once
+                code = str(cat)
+            elif isinstance(cat, bool) or not isinstance(cat, int | str):
                 where = f"$[{ci}].qa[{qi}].category"
                 raise IngestError(source, where, f"category must be an integer code, got {cat!r}")
-            code = str(cat)
+            else:
+                code = str(cat)
             evidence = qa.get("evidence", [])
             if not isinstance(evidence, list):
                 raise IngestError(source, f"$[{ci}].qa[{qi}].evidence", "evidence must be a list of dia_id strings")
             answer = qa.get("answer")
+            adversarial = code == ADVERSARIAL
             rows.append(
                 {
                     "conv_index": ci,
                     "sample_id": sample_id,
                     "qa_index": qi,
-                    "position": None if code == ADVERSARIAL else position,
-                    "question": qa["question"],
+                    "position": None if adversarial else position,
+                    "question": question,
                     "answer": None if answer is None else str(answer),
                     "evidence": tuple(map(str, evidence)),
                     "category": code,
+                    # The cached property, computed here: every join reads it for every question.
+                    "question_id": f"{sample_id}-q{qi}",
                 }
             )
-            if code != ADVERSARIAL:
+            if not adversarial:
                 position += 1
     # What LocomoQuestion(**row) gives, without its frozen __init__ per question (about 2,000 of them).
     return LocomoDataset(tuple(build_objects(LocomoQuestion, rows)), source, sha256)

@@ -35,7 +35,7 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, attrgetter, eq, is_not, itemgetter, truediv
+from operator import add, attrgetter, eq, is_not, itemgetter, not_, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -736,7 +736,11 @@ def scored_scores(score: RunScore) -> tuple[tuple[str, ...], tuple[float, ...]]:
 def accuracy_without(ids: Sequence[str], scores: Sequence[float], excluded: Iterable[str]) -> tuple[float | None, int]:
     """Mean of ``scores`` over the questions whose id is not in ``excluded``, and how many were excluded."""
     drop = excluded if isinstance(excluded, set | frozenset) else set(excluded)
-    kept = [x for qid, x in zip(ids, scores, strict=True) if qid not in drop]
+    if len(ids) != len(scores):
+        raise ValueError(f"{len(ids)} ids but {len(scores)} scores")
+    # Runs once per LoCoMo run at the end of a load, after the workers are done: no Python per question.
+    dropped = list(map(drop.__contains__, ids))
+    kept = list(compress(scores, map(not_, dropped))) if True in dropped else list(scores)
     return (math.fsum(kept) / len(kept) if kept else None), len(ids) - len(kept)
 
 
