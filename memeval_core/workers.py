@@ -109,13 +109,13 @@ def _write_at(fd: int, blob: bytes, offset: int) -> None:
         view, offset = view[n:], offset + n
 
 
-def _read_at(fd: int, size: int) -> bytes:
+def _read_at(fd: int, offset: int, size: int) -> bytes:
     chunks: list[bytes] = []
-    offset = 0
-    while offset < size:
-        chunk = os.pread(fd, size - offset, offset)
+    end = offset + size
+    while offset < end:
+        chunk = os.pread(fd, end - offset, offset)
         if not chunk:
-            raise EOFError(f"a worker's results end after {offset} of {size} bytes")
+            raise EOFError(f"a worker's result ends {end - offset} bytes early")
         chunks.append(chunk)
         offset += len(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -132,10 +132,10 @@ def _worker_main(
     global _in_worker
     _in_worker = True
     try:
-        # Each result is pickled (and written to the spool) as soon as it is computed, so that the pickling
+        # Each result is pickled and written to the spool as soon as it is computed, so that the pickling
         # counts in this process's share of the tasks (the others take more meanwhile) instead of trailing
-        # them all at the end. A result the spool cannot take (a full disk) travels through the pipe.
-        written: dict[int, tuple[int, int]] = {}
+        # them all at the end, and the caller unpickles it while tasks remain. A result the spool cannot
+        # take (a full disk) travels through the pipe at the end.
         kept: dict[int, bytes] = {}
         offset = 0
         for i in _taken(counter, len(tasks)):
@@ -146,11 +146,12 @@ def _worker_main(
                 except OSError:
                     spool = None
                 else:
-                    written[i] = (offset, len(blob))
+                    # A few bytes, never blocking: the caller reads the result between its own tasks.
+                    conn.send(("part", i, offset, len(blob)))
                     offset += len(blob)
                     continue
             kept[i] = blob
-        result: tuple[str, Any] = ("ok", (written, kept))
+        result: tuple[str, Any] = ("ok", kept)
     except BaseException as exc:  # every failure goes back to the caller, who re-raises it
         with contextlib.suppress(AttributeError, TypeError):  # a frozen dataclass exception takes no note
             exc.add_note(f"raised in a worker process:\n{traceback.format_exc()}")
@@ -177,7 +178,8 @@ def run_tasks(
     """``then([fn(context, task) for task in tasks])``, the tasks spread over this process and ``workers`` more.
 
     Every process takes the next task in order as soon as it is free (put the longest first), so none sits
-    idle while another has a backlog. Each worker sends all its results back at once (pickled) and exits;
+    idle while another has a backlog. Each worker writes each result (pickled) to a temporary file as soon as
+    it has it, and this process unpickles it between its own tasks; a worker exits when no task is left.
     ``then`` runs on the results in task order while the workers' memory is released, and the workers are
     reaped afterwards. ``fn`` must be a module-level function; under fork ``context`` and the tasks reach the
     workers without pickling. Inside a daemonic process (a ``multiprocessing.Pool`` worker), which may not
@@ -211,9 +213,13 @@ def run_tasks(
             finally:
                 sender.close()  # the worker holds its own end; EOF on ours then means it died
             started.append((process, receiver, spool))
-        results = {i: fn(context, tasks[i]) for i in _taken(counter, len(tasks))}
-        for _, receiver, spool in started:
-            results.update(_received(receiver, spool))
+        results: dict[int, Any] = {}
+        busy = started
+        for i in _taken(counter, len(tasks)):
+            results[i] = fn(context, tasks[i])
+            busy = [w for w in busy if not _collect(w[1], w[2], results, wait=False)]
+        for _, receiver, spool in busy:
+            _collect(receiver, spool, results, wait=True)
         value = then([results[i] if i in results else fn(context, tasks[i]) for i in range(len(tasks))])
         finished = True
         return value
@@ -231,20 +237,26 @@ def run_tasks(
         files.close()
 
 
-def _received(receiver: Connection, spool: _Spool | None) -> dict[int, Any]:
-    """The worker's results by task number (from its spool and the pipe); none when it died without sending them."""
-    try:
-        status, value = receiver.recv()
-    except (EOFError, OSError):
-        return {}
-    except Exception as exc:  # sent, but not rebuildable here (an exception class with other arguments)
-        raise RuntimeError(f"a worker process sent something that cannot be read back: {exc!r}") from exc
-    if status == "error":
-        raise value
-    written, kept = value
-    out = {i: pickle.loads(blob) for i, blob in kept.items()}
-    if written:
-        assert spool is not None  # a worker writes to a spool only when it was given one
-        data = memoryview(_read_at(spool.fd, max(offset + size for offset, size in written.values())))
-        out.update((i, pickle.loads(data[offset : offset + size])) for i, (offset, size) in written.items())
-    return out
+def _collect(receiver: Connection, spool: _Spool | None, results: dict[int, Any], wait: bool) -> bool:
+    """Add the worker's results that arrived (all of them when ``wait``) to ``results``; True once it is done.
+
+    Done: it sent its last message, or died (its tasks without a result are computed here).
+    """
+    while wait or receiver.poll():
+        try:
+            message = receiver.recv()
+        except (EOFError, OSError):
+            return True
+        except Exception as exc:  # sent, but not rebuildable here (an exception class with other arguments)
+            raise RuntimeError(f"a worker process sent something that cannot be read back: {exc!r}") from exc
+        if message[0] == "part":
+            assert spool is not None  # a worker writes to a spool only when it was given one
+            _, i, offset, size = message
+            results[i] = pickle.loads(_read_at(spool.fd, offset, size))
+            continue
+        status, value = message
+        if status == "error":
+            raise value
+        results.update((i, pickle.loads(blob)) for i, blob in value.items())
+        return True
+    return False

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -165,7 +167,7 @@ def _big_result(context: float, task: int) -> tuple[bytes, int]:
 def test_results_arrive_through_the_spool_or_the_pipe(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[int] = []
     read_at = workers._read_at
-    monkeypatch.setattr(workers, "_read_at", lambda fd, size: reads.append(size) or read_at(fd, size))
+    monkeypatch.setattr(workers, "_read_at", lambda fd, offset, size: reads.append(size) or read_at(fd, offset, size))
     if how == "no spool":
         monkeypatch.setattr(workers, "_new_spool", lambda files: None)
     if how == "full disk":  # the worker's second write fails: that result and the later ones take the pipe
@@ -183,8 +185,31 @@ def test_results_arrive_through_the_spool_or_the_pipe(how: str, monkeypatch: pyt
     assert [blob == bytes([i]) * 300_000 for i, (blob, _) in enumerate(out)] == [True] * 10
     sizes = [len(pickle.dumps(r, pickle.HIGHEST_PROTOCOL)) for r in out if r[1] != os.getpid()]
     assert len(sizes) >= 2
-    # The caller reads a spool once, holding what the worker wrote before any write failed.
-    assert reads == {"spool": [sum(sizes)], "full disk": [sizes[0]], "no spool": []}[how]
+    # The caller reads each result the worker wrote to its spool, up to the write that failed.
+    assert reads == {"spool": sizes, "full disk": sizes[:1], "no spool": []}[how]
+
+
+def test_the_caller_reads_results_while_tasks_remain(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not all at the end: unpickling a worker's results is part of this process's share of the work.
+    events: list[str] = []
+    read_at, taken = workers._read_at, workers._taken
+
+    def logged_read(fd: int, offset: int, size: int) -> bytes:
+        events.append("read")
+        return read_at(fd, offset, size)
+
+    def logged_taken(counter: Any, n: int) -> Iterator[int]:
+        for i in taken(counter, n):
+            events.append("task")  # in a forked worker this appends to the worker's copy
+            yield i
+
+    monkeypatch.setattr(workers, "_read_at", logged_read)
+    monkeypatch.setattr(workers, "_taken", logged_taken)
+    out = workers.run_tasks(_big_result, 0.05, list(range(12)), 1, "fork", list)
+    assert [blob[0] for blob, _ in out] == list(range(12))
+    assert events.count("read") == sum(pid != os.getpid() for _, pid in out) >= 2
+    # Some result was read before this process took its last task.
+    assert events.index("read") < max(i for i, e in enumerate(events) if e == "task")
 
 
 def _in_a_daemon(n: int) -> list[tuple[int, int]]:

@@ -666,6 +666,8 @@ class _ScoredRun:
     reasons: tuple[str, ...]
     duplicate_key: tuple[str, str, int, int, float]
     """:func:`_duplicate_key`: only runs sharing it can be duplicates."""
+    run_id: str
+    """:func:`_run_id` (computed by the share, in parallel with the others)."""
     scored: tuple[tuple[str, ...], tuple[float, ...]]
     """LoCoMo runs: id and score of every scored question (for accuracy without disputed questions)."""
 
@@ -959,6 +961,7 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
                     publishable=ok,
                     reasons=tuple(reasons),
                     duplicate_key=_duplicate_key(run),
+                    run_id=_run_id(run, bool(shard_files)),
                     scored=scored_scores(score) if is_locomo else ((), ()),
                 )
             )
@@ -999,7 +1002,7 @@ def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[Load
         loaded.append(
             LoadedRun(
                 run=r.run,
-                run_id=_run_id(r.run, bool(r.files)),
+                run_id=r.run_id,
                 display_name=r.run.run.system,
                 score=r.score,
                 join=r.report,
