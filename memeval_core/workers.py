@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.sharedctypes  # a load's shared task counter: imported here, not on its critical path
+import multiprocessing.synchronize
 import os
 import pickle
 import tempfile
