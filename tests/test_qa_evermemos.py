@@ -75,3 +75,33 @@ def test_a_negative_zero_judgment_keeps_its_sign(tmp_path: Path) -> None:
     (run,) = evermemos.load(ingest.read_source(tmp_path / "eval_results.json", "eval_results.json"))
     signs = [math.copysign(1.0, q.verdicts[0].score) for q in run.questions]
     assert signs == [1.0, -1.0, 1.0, -1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("bad", "where", "message"),
+    [
+        ({"question_id": 7}, "[1].question_id", "expected a string"),
+        ({"llm_judgments": []}, "[1].llm_judgments", "expected an object"),
+        ({"category": 1.5}, "[1].category", "expected an integer or a string"),
+        ({"question": None}, "[1].question", "expected a string"),
+        ({}, None, "2 answers, but every llm_judgments is empty"),
+    ],
+)
+def test_an_ungraded_file_is_checked_like_a_graded_one(
+    tmp_path: Path, bad: dict[str, object], where: str | None, message: str
+) -> None:
+    # Only checked and counted (no questions built), with the same errors, in the same order, as when graded.
+    ok = {"question_id": "locomo_0_qa0", "question": "q", "category": 1, "llm_judgments": {}}
+    items = [ok, {**ok, "question_id": "locomo_0_qa1", **bad}]
+    for graded in (False, True):
+        if graded:  # one judgment more makes the full loop run: it must stop at the same item
+            items = [{**ok, "llm_judgments": {"judgment_1": True}}, *items[1:]]
+        src = write(tmp_path, "e.json", _doc(items))
+        if where is None:
+            if not graded:
+                with pytest.raises(UnjudgedError, match=message):
+                    evermemos.load(src)
+            continue
+        with pytest.raises(IngestError, match=message) as exc:
+            evermemos.load(src)
+        assert exc.value.path == f"$.detailed_results.locomo_exp_user_0{where}", graded

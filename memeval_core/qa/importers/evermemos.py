@@ -56,6 +56,15 @@ def load(src: Source) -> list[QaRun]:
     sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
     # Most items repeat one of a few judgment patterns: their verdicts are worked out once per file.
     seen: dict[tuple[tuple[str, Any], ...], list[Verdict]] = {}
+    # A file of answers not graded yet (every llm_judgments empty) yields no run: its items are only checked,
+    # as the full loop checks them, and counted.
+    graded = any(
+        item.__class__ is dict and item.get("llm_judgments")
+        for items in data["detailed_results"].values()
+        if items.__class__ is list
+        for item in items
+    )
+    n_items = 0
     for key, items in data["detailed_results"].items():
         if not isinstance(items, list):
             fail(src, ["detailed_results", key], "expected a list of per-question items")
@@ -65,6 +74,12 @@ def load(src: Source) -> list[QaRun]:
             if not isinstance(item, dict):
                 fail(src, where, "expected an object per question")
             qid_raw = need(src, item, "question_id", where, str)
+            if not graded:
+                need(src, item, "llm_judgments", where, dict)
+                opt(src, item, "category", where, (int, str))
+                need(src, item, "question", where, str)
+                n_items += 1
+                continue
             m = _QID.match(qid_raw)
             conv_index: int | None = None
             qa_index: int | None = None
@@ -110,10 +125,11 @@ def load(src: Source) -> list[QaRun]:
                     "verdicts": list(verdicts),
                 }
             )
-    if not questions:
+    if not questions and not n_items:
         fail(src, ["detailed_results"], "no questions in the file")
     if n_judged == 0:
-        raise UnjudgedError(f"{src.rel}: {len(questions)} answers, but every llm_judgments is empty (not graded yet)")
+        n_items += len(questions)
+        raise UnjudgedError(f"{src.rel}: {n_items} answers, but every llm_judgments is empty (not graded yet)")
     stated = {k: data[k] for k in ("total_questions", "correct", "accuracy") if isinstance(data.get(k), int | float)}
     for k in ("mean_accuracy", "majority_vote_accuracy", "std_accuracy"):
         if isinstance(meta_in.get(k), int | float):
