@@ -77,8 +77,9 @@ class _Spool:
 
     Several megabytes through a pipe cost about 10 ms at the end of a load: 64 KiB at a time, each
     chunk waiting for the reader. A file takes each result as soon as it is pickled, without waiting for
-    anybody, and the caller then reads it all at once from the page cache. Pickles (for a spawned worker)
-    as a duplicate of the descriptor, as a ``Connection`` does.
+    anybody; the pipe only tells the caller where it is, and the caller reads it from the page cache
+    between its own tasks. Pickles (for a spawned worker) as a duplicate of the descriptor, as a
+    ``Connection`` does.
     """
 
     def __init__(self, fd: int) -> None:
@@ -148,7 +149,8 @@ def _worker_main(
                 except OSError:
                     spool = None
                 else:
-                    # A few bytes, never blocking: the caller reads the result between its own tasks.
+                    # A few bytes: the caller takes them after each of its own tasks; with the longest
+                    # tasks first, that is long before they could fill the pipe's buffer.
                     conn.send(("part", i, offset, len(blob)))
                     offset += len(blob)
                     continue
