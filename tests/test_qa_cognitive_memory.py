@@ -7,6 +7,7 @@ import pytest
 from _data import SHARED_DATA, require
 from _qa_data import COGNITIVE, real, write
 
+from memeval_core.errors import IngestError
 from memeval_core.qa.importers import cognitive_memory
 from memeval_core.qa.importers._common import UnjudgedError
 from memeval_core.qa.ingest import load_qa
@@ -81,3 +82,32 @@ def test_hand_made_missing_prediction_and_no_verdicts(tmp_path: Path) -> None:
     only_unjudged = [pq[1]]
     with pytest.raises(UnjudgedError):
         cognitive_memory.load(write(tmp_path, "d.json", json.dumps({"per_question": only_unjudged})))
+
+
+@pytest.mark.parametrize(
+    ("bad", "where", "message"),
+    [
+        ({"question_index": "1"}, "question_index", "expected an integer"),
+        ({"conv_index": 12}, "conv_index", "conversations 0..9"),
+        ({"category": None}, "category", "expected an integer or a string"),
+        ({"question": 3}, "question", "expected a string"),
+        ({"retrieval_time_ms": -1}, "retrieval_time_ms", "non-negative"),
+        ({}, None, "2 answers without any llm_correct verdict"),
+    ],
+)
+def test_a_file_without_verdicts_is_checked_like_one_with_them(
+    tmp_path: Path, bad: dict[str, object], where: str | None, message: str
+) -> None:
+    # Only checked and counted (no questions built), with the errors a judged file gives, in the same order.
+    ok = {"conv_index": 0, "question_index": 0, "question": "q", "category": 2, "retrieval_time_ms": 5}
+    for judged in (False, True):
+        first = {**ok, "llm_correct": True} if judged else ok
+        src = write(tmp_path, "c.json", json.dumps({"per_question": [first, {**ok, "question_index": 1, **bad}]}))
+        if where is None:
+            if not judged:
+                with pytest.raises(UnjudgedError, match=message):
+                    cognitive_memory.load(src)
+            continue
+        with pytest.raises(IngestError, match=message) as exc:
+            cognitive_memory.load(src)
+        assert exc.value.path == f"$.per_question[1].{where}", judged

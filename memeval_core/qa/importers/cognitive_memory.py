@@ -97,6 +97,8 @@ def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRun:
     questions: list[dict[str, Any]] = []
     adversarial_scored = False
     sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
+    # A file of answers without verdicts yields no run: its items are only checked, as below, and counted.
+    graded = any(item.__class__ is dict and item.get("llm_correct") is not None for item in items)
     for i, item in enumerate(items):
         where: list[int | str] = ["per_question", i]
         if not isinstance(item, dict):
@@ -105,6 +107,11 @@ def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRun:
         qi = need(src, item, "question_index", where, int)
         if not 0 <= ci < len(sample_ids):
             fail(src, [*where, "conv_index"], f"LoCoMo has conversations 0..9, got {ci}")
+        if not graded:
+            need(src, item, "category", where, (int, str))
+            need(src, item, "question", where, str)
+            number(src, item, "retrieval_time_ms", where)
+            continue
         code = str(need(src, item, "category", where, (int, str)))
         verdict = binary_verdict_in(src, item.get("llm_correct"), where, "llm_correct", "llm_correct")
         adversarial_scored |= code == locomo.ADVERSARIAL and verdict is not None
@@ -126,8 +133,8 @@ def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRun:
                 "scored": verdict is not None or code != locomo.ADVERSARIAL,
             }
         )
-    if not any(q["verdicts"] for q in questions):
-        raise UnjudgedError(f"{src.rel}: {len(questions)} answers without any llm_correct verdict")
+    if not graded or not any(q["verdicts"] for q in questions):
+        raise UnjudgedError(f"{src.rel}: {len(items)} answers without any llm_correct verdict")
     top_k = meta_in.get("top_k_override", meta_in.get("top_k"))
     meta: dict[str, Any] = {
         "benchmark": locomo.BENCHMARK,

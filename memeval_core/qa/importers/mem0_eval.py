@@ -135,7 +135,7 @@ def load(src: Source) -> list[QaRun]:
                     "category_name": names.get(code) if code is not None else None,
                     "gold_answer": gold if gold is None or gold.__class__ is str else text(gold),
                     "answer": answer if answer is None or answer.__class__ is str else text(answer),
-                    "gold_evidence_ids": [str(e) for e in evidence] if evidence is not None else None,
+                    "gold_evidence_ids": list(map(str, evidence)) if evidence is not None else None,
                     "verdicts": [verdict] if verdict is not None else [],
                     "latency_ms": latency_ms,
                     "retrieval_latency_ms": retrieval_ms,
