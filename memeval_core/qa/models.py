@@ -57,18 +57,14 @@ class Verdict(QaModel):
     label: str | None = None
     """The judge's raw output label or text (e.g. ``CORRECT``, ``Yes.``, ``DIFFERENT``), when recorded."""
 
-    def model_post_init(self, context: Any, /) -> None:
-        """Check the score against the scale once the verdict is built.
-
-        Not an after-validator: pydantic would run that again for every verdict instance inside every
-        question it validates (importers share one instance per distinct verdict), and a check on the
-        ``score`` field alone would report the error at the score instead of at the verdict.
-        """
+    @model_validator(mode="after")
+    def _score_in_scale(self) -> Verdict:
         top = 5.0 if self.scale == "rubric-0-5" else 1.0
         if not 0.0 <= self.score <= top:
             raise ValueError(f"score {self.score} is outside the {self.scale} scale [0, {top:g}]")
         if self.scale == "binary" and self.score not in (0.0, 1.0):
             raise ValueError(f"a binary verdict must be 0 or 1, got {self.score}")
+        return self
 
 
 class QaQuestion(QaModel):
