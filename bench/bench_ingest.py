@@ -35,7 +35,7 @@ PMB_DIR = SHARED_DATA / "precisionmembench"
 LOCOMO_DIR = SHARED_DATA / "locomo"
 QA_BASE = SHARED_DATA / "memobase/docs/experiments/locomo-benchmark/fixture/memobase/memobase_eval_0503_3000.json"
 OLD_NS = 1_700_000_000 * 10**9
-SHARED_REPEAT = 9
+SHARED_REPEAT = 15
 """Fresh processes per kind of start on the shared data (best of these is reported)."""
 SEED = 20260501
 
@@ -180,15 +180,16 @@ def _row(what: str, runs: int | None, seconds: float, x_floor: float | None, res
 def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Cold load of ../shared/data vs the orjson floor, and the warm start from the cache, best of ``repeat``.
 
-    Each repeat starts the cold load, the one-process load and the floor back to back, so that the paired
-    ratios (reported beside best over best) share the machine's state.
+    Each repeat starts the floor, the cold load and the one-process load back to back, so that the paired
+    ratios (reported beside best over best) share the machine's state; the cold load, the target's
+    measure, comes right after its floor.
     """
     cache = work / "cache-shared"
     colds, serials, floors, warms = [], [], [], []
     for _ in range(repeat):
+        floors.append(run_python(FLOOR_CHILD.format(root=str(SHARED_DATA))))
         colds.append(_load(PMB_DIR, SHARED_DATA, None, None))
         serials.append(_load(PMB_DIR, SHARED_DATA, None, None, SERIAL))
-        floors.append(run_python(FLOOR_CHILD.format(root=str(SHARED_DATA))))
     _load(PMB_DIR, SHARED_DATA, None, cache)  # first start: writes the cache
     for _ in range(repeat):
         warms.append(_load(PMB_DIR, SHARED_DATA, None, cache))
