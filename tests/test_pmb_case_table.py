@@ -127,5 +127,26 @@ def test_pickle_round_trip_shares_the_pool(real: list[tuple[ScoredCase, ...]]) -
     assert back[0].pool.encode([pool.strings[0]]).tolist() == [0]
 
 
+def _arrays(table: CaseTable) -> list[tuple[str, str, str, tuple[int, ...], list[object], bool]]:
+    return [
+        (kind, name, a.dtype.str, a.shape, a.tolist(), a.flags.writeable)
+        for kind, arrays in (("columns", table.columns), ("offsets", table.offsets), ("masks", table.masks))
+        for name, a in arrays.items()
+    ]
+
+
+@pytest.mark.parametrize("protocol", [2, pickle.HIGHEST_PROTOCOL])
+def test_a_pickled_table_has_the_same_arrays(real: list[tuple[ScoredCase, ...]], protocol: int) -> None:
+    # One buffer for all arrays of a table: same values, dtypes, shapes, still writable, also when empty.
+    tables = [CaseTable.from_cases(cases) for cases in (*real[:2], ())]
+    two_d = CaseTable(2, StringPool(), {"grid": np.arange(6, dtype=np.int16).reshape(2, 3)}, {}, {})
+    for table in (*tables, two_d):
+        back = pickle.loads(pickle.dumps(table, protocol))
+        assert back.n == table.n and _arrays(back) == _arrays(table)
+        assert all(a.flags.aligned for a in back.columns.values())
+    odd = CaseTable(1, StringPool(), {"objects": np.array([None], dtype=object)}, {}, {})
+    assert pickle.loads(pickle.dumps(odd, protocol)).columns["objects"].tolist() == [None]  # pickled the usual way
+
+
 def test_every_scored_case_field_has_a_storage_kind() -> None:
     assert [name for name, _ in FIELDS] == list(ScoredCase.__dataclass_fields__)
