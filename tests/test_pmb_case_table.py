@@ -148,5 +148,14 @@ def test_a_pickled_table_has_the_same_arrays(real: list[tuple[ScoredCase, ...]],
     assert pickle.loads(pickle.dumps(odd, protocol)).columns["objects"].tolist() == [None]  # pickled the usual way
 
 
+def test_recoding_a_pickled_table_keeps_no_old_codes_alive(real: list[tuple[ScoredCase, ...]]) -> None:
+    # A run from a worker is recoded into the load's pool: its old text codes must be freeable.
+    back = pickle.loads(pickle.dumps(CaseTable.from_cases(real[0]), pickle.HIGHEST_PROTOCOL))
+    recoded = back.recoded(StringPool())
+    kept = {id(a.base) for d in (recoded.columns, recoded.offsets, recoded.masks) for a in d.values()}
+    old_codes = {id(back.columns[name].base) for name, kind in FIELDS if kind in ("text", "ids", "optional_ids")}
+    assert recoded.cases() == real[0] and not kept & old_codes
+
+
 def test_every_scored_case_field_has_a_storage_kind() -> None:
     assert [name for name, _ in FIELDS] == list(ScoredCase.__dataclass_fields__)

@@ -122,16 +122,16 @@ class StringPool:
         self._codes = {s: i for i, s in enumerate(state)}
 
 
-def _table_from_buffer(
+def _table_from_buffers(
     n: int,
     pool: StringPool,
-    buffer: bytearray,
-    layout: tuple[tuple[int, str, np.dtype[Any], int, int, tuple[int, ...] | None], ...],
+    buffers: tuple[bytearray, bytearray],
+    layout: tuple[tuple[int, int, str, np.dtype[Any], int, int, tuple[int, ...] | None], ...],
 ) -> CaseTable:
     """The table :meth:`CaseTable.__reduce_ex__` packed: arrays of the same values, dtypes and shapes (writable)."""
     groups: tuple[dict[str, NDArray[Any]], ...] = ({}, {}, {})
-    for group, name, dtype, count, offset, shape in layout:
-        array = np.frombuffer(buffer, dtype, count, offset)
+    for buffer, group, name, dtype, count, offset, shape in layout:
+        array = np.frombuffer(buffers[buffer], dtype, count, offset)
         groups[group][name] = array if shape is None else array.reshape(shape)
     return CaseTable(n, pool, *groups)
 
@@ -161,22 +161,27 @@ class CaseTable:
     """Optional fields: True where the value is present (not None)."""
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
-        # A warm start unpickles a table per run: one buffer for all of its arrays, each restored by one
-        # np.frombuffer call, takes a third of the time numpy's own pickling takes (about 40 arrays a table).
-        parts: list[bytes] = []
-        layout: list[tuple[int, str, np.dtype[Any], int, int, tuple[int, ...] | None]] = []
-        offset = 0
+        # A warm start unpickles a table per run: the arrays in two buffers, each array restored by one
+        # np.frombuffer call, take a third of the time numpy's own pickling takes (about 40 arrays a table).
+        # The text codes have a buffer of their own: recoding them into another pool (a run a worker sent)
+        # replaces them all, and the other arrays must not keep their old bytes alive.
+        parts: tuple[list[bytes], list[bytes]] = ([], [])
+        layout: list[tuple[int, int, str, np.dtype[Any], int, int, tuple[int, ...] | None]] = []
+        ends = [0, 0]
         for group, arrays in enumerate((self.columns, self.offsets, self.masks)):
             for name, array in arrays.items():
                 if array.dtype.hasobject:  # not a table this module builds: pickled the ordinary way
                     plain = object.__reduce_ex__(self, protocol)
                     assert isinstance(plain, tuple)
                     return plain
+                buffer = 0 if group == 0 and name in _CODED else 1
                 data = np.ascontiguousarray(array).tobytes()
-                layout.append((group, name, array.dtype, array.size, offset, None if array.ndim == 1 else array.shape))
-                parts.append(data + bytes(-len(data) % 8))  # each array starts 8-byte aligned
-                offset += len(parts[-1])
-        return (_table_from_buffer, (self.n, self.pool, bytearray(b"".join(parts)), tuple(layout)))
+                shape = None if array.ndim == 1 else array.shape
+                layout.append((buffer, group, name, array.dtype, array.size, ends[buffer], shape))
+                parts[buffer].append(data + bytes(-len(data) % 8))  # each array starts 8-byte aligned
+                ends[buffer] += len(parts[buffer][-1])
+        buffers = (bytearray(b"".join(parts[0])), bytearray(b"".join(parts[1])))
+        return (_table_from_buffers, (self.n, self.pool, buffers, tuple(layout)))
 
     @classmethod
     def from_cases(cls, cases: Sequence[ScoredCase], pool: StringPool | None = None) -> CaseTable:
