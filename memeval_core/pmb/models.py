@@ -7,10 +7,12 @@ Numbers that are measurements must be finite: a NaN latency is an error, not a v
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+
+from memeval_core.model_state import restore, state_of
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 NonNegFloat = Annotated[float, Field(allow_inf_nan=False, ge=0)]
@@ -31,23 +33,7 @@ class PmbModel(BaseModel):
     def __reduce__(self) -> tuple[Any, ...]:
         # A warm start unpickles thousands of these (per-belief ingestion timings, per-category breakdowns of
         # every report): restored by one call each instead of pydantic's __setstate__, to the same state.
-        state = (self.__dict__, self.__pydantic_extra__, self.__pydantic_fields_set__, self.__pydantic_private__)
-        return (_restore, (type(self), *state))
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def _restore(
-    cls: type[M], d: dict[str, Any], extra: dict[str, Any] | None, fields_set: set[str], private: dict[str, Any] | None
-) -> M:
-    model = cls.__new__(cls)
-    setattr_ = object.__setattr__
-    setattr_(model, "__dict__", d)
-    setattr_(model, "__pydantic_extra__", extra)
-    setattr_(model, "__pydantic_fields_set__", fields_set)
-    setattr_(model, "__pydantic_private__", private)
-    return model
+        return (restore, (type(self), *state_of(self)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memeval_core.model_state import restore
 from memeval_core.qa import lazy
 from memeval_core.versioning import migrate
 
@@ -356,11 +357,6 @@ def _restore_run(
     info: tuple[Any, ...],
 ) -> QaRun:
     """Unpickle a :class:`QaRun` whose questions stay packed until first read."""
-    run = cls.__new__(cls)
-    setattr_ = object.__setattr__
-    setattr_(run, "__dict__", head)
-    setattr_(run, "__pydantic_extra__", extra)
-    setattr_(run, "__pydantic_fields_set__", fields_set)
-    setattr_(run, "__pydantic_private__", private)
+    run = restore(cls, head, extra, fields_set, private)
     _PACKED_SLOT.__set__(run, lazy.Packed(blob, info))
     return run
