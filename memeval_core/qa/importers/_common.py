@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from memeval_core.errors import IngestError, json_path
+from memeval_core.qa.kept_records import kept_questions
 from memeval_core.qa.models import QaRun, Scale, Verdict
 
 
@@ -214,8 +215,9 @@ def build_run(src: Source, meta: dict[str, Any], questions: list[dict[str, Any]]
     """Validate the assembled run; a validation failure becomes an :class:`IngestError`."""
     meta = {"source_file": src.rel, "source_sha256": src.sha256, **meta}
     try:
-        # One validation over the whole run (not one model constructor call per question).
-        run = QaRun.model_validate({"run": meta, "questions": questions})
+        # One validation over the whole run (not one model constructor call per question); questions whose
+        # values validation would keep as they are come built already (see kept_records).
+        run = QaRun.model_validate({"run": meta, "questions": kept_questions(questions) or questions})
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = list(err["loc"])
