@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import chain, compress, repeat
+from operator import attrgetter, eq
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
@@ -389,9 +391,14 @@ def _join_locomo(run: QaRun, ds: LocomoDataset | None) -> tuple[QaRun, JoinRepor
     joined, report = locomo.join(run, ds, owned=True)  # the importer's fresh questions: no copies needed
     if report.joined == report.total:
         # The dataset's codes are authoritative: whether category 5 is scored follows from the joined questions.
-        adversarial = any(q.scored and q.category == locomo.ADVERSARIAL for q in joined.questions)
+        qs = joined.questions
+        adversarial = any(compress(map(eq, map(_CATEGORY_OF, qs), repeat(locomo.ADVERSARIAL)), map(_SCORED_OF, qs)))
         joined = joined.model_copy(update={"run": joined.run.model_copy(update={"includes_adversarial": adversarial})})
     return joined, report
+
+
+_CATEGORY_OF = attrgetter("category")
+_SCORED_OF = attrgetter("scored")
 
 
 def _conversations(run: QaRun) -> set[str] | None:
@@ -486,13 +493,14 @@ def _duplicate_key(run: QaRun) -> tuple[str, str, int, int, float]:
     only runs that share it need the full digest, and a worker sends it instead of the run's questions.
     """
     qs = run.questions
-    return (
-        run.run.benchmark,
-        run.run.system,
-        len(qs),
-        sum([len(q.answer or "") for q in qs]),
-        math.fsum([v.score for q in qs for v in q.verdicts]),
-    )
+    answers = filter(None, map(_ANSWER_OF, qs))  # None and "" both count 0
+    scores = map(_SCORE_OF, chain.from_iterable(map(_VERDICTS_OF, qs)))
+    return (run.run.benchmark, run.run.system, len(qs), sum(map(len, answers)), math.fsum(scores))
+
+
+_ANSWER_OF = attrgetter("answer")
+_VERDICTS_OF = attrgetter("verdicts")
+_SCORE_OF = attrgetter("score")
 
 
 def _richness(run: QaRun) -> tuple[int, int]:
