@@ -28,15 +28,18 @@ from typing import Any
 
 import orjson
 
-from bench.common import SHARED_DATA, parse_args, ratio, report, run_python
+from bench.common import SHARED_DATA, median_interval, parse_args, ratio, report, run_python
 from memeval_core.workers import WORKERS_ENV
 
 PMB_DIR = SHARED_DATA / "precisionmembench"
 LOCOMO_DIR = SHARED_DATA / "locomo"
 QA_BASE = SHARED_DATA / "memobase/docs/experiments/locomo-benchmark/fixture/memobase/memobase_eval_0503_3000.json"
 OLD_NS = 1_700_000_000 * 10**9
-SHARED_REPEAT = 15
-"""Fresh processes per kind of start on the shared data (best of these is reported)."""
+SHARED_REPEAT = 40
+"""Rounds on the shared data, each a fresh floor, cold load and one-process load, back to back (then as many
+warm starts). The target's measure is the median of the rounds' paired ratios, with its 95 % interval: on
+this noisy machine one round's ratio ranges from about 1.2 to 2.8, and 40 rounds narrow the interval to
+about +-0.15."""
 SEED = 20260501
 
 LOAD_CHILD = """
@@ -197,6 +200,7 @@ def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dic
     serial = min(serials, key=lambda r: r["load_s"])
     floor = min(floors, key=lambda r: r["floor_s"])
     warm = min(warms, key=lambda r: r["load_s"])
+    paired = [c["load_s"] / f["floor_s"] for c, f in zip(colds, floors, strict=True)]
     # In one process, so that the profile sees all the work (a worker's share is invisible to cProfile).
     profile = run_python(PROFILE_CHILD.format(pmb=str(PMB_DIR), qa=str(SHARED_DATA)), SERIAL)
     rows = [
@@ -204,11 +208,19 @@ def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dic
         *(
             _row(what, r["pmb_runs"] + r["qa_runs"], r["load_s"], ratio(r["load_s"], floor["floor_s"]), r)
             for what, r in (
-                ("shared data: cold load + re-score", cold),
+                ("shared data: cold load + re-score (best; x floor: best over best)", cold),
                 ("shared data: cold, one process", serial),
                 ("shared data: warm start (cache)", warm),
             )
         ),
+        {
+            "what": f"shared data: cold load vs its floor, median of {len(paired)} paired rounds (the target)",
+            "runs": cold["pmb_runs"] + cold["qa_runs"],
+            "seconds": statistics.median(c["load_s"] for c in colds),
+            "x floor": statistics.median(paired),
+            "peak MiB": None,
+            "worker peak MiB": None,
+        },
     ]
     details = {
         "floor": floor,
@@ -221,10 +233,13 @@ def shared_data_rows(repeat: int, work: Path) -> tuple[list[dict[str, Any]], dic
         "floor_all": [f["floor_s"] for f in floors],
         "warm_all": [w["load_s"] for w in warms],
         "cold_vs_floor": ratio(cold["load_s"], floor["floor_s"]),
-        # Each repeat runs cold, one-process and floor back to back: the median of those paired ratios is less
-        # at the mercy of one lucky floor than best over best.
-        "cold_vs_floor_paired_median": statistics.median(
-            c["load_s"] / f["floor_s"] for c, f in zip(colds, floors, strict=True)
+        # Each round runs floor, cold and one-process back to back: the median of the paired ratios is the
+        # target's measure, less at the mercy of one lucky floor than best over best.
+        "cold_vs_floor_paired": paired,
+        "cold_vs_floor_paired_median": statistics.median(paired),
+        "cold_vs_floor_paired_median_ci95": median_interval(paired) if len(paired) >= 6 else None,
+        "cold_vs_floor_median_over_median": ratio(
+            statistics.median(c["load_s"] for c in colds), statistics.median(f["floor_s"] for f in floors)
         ),
         "cold_one_process_vs_floor_paired_median": statistics.median(
             c["load_s"] / f["floor_s"] for c, f in zip(serials, floors, strict=True)
@@ -312,7 +327,11 @@ def main(argv: list[str] | None = None) -> None:
     details["scale"] = points
     details["scale_per_run"] = _per_run(points)
     details["warm_speedups"] = [p["cold_s"] / p["warm_s"] for p in points]
-    details["targets"] = {"cold_vs_floor_at_most": 2, "warm_speedup_at_least": 10}
+    details["targets"] = {
+        "cold_vs_floor_at_most": 2,
+        "cold_vs_floor_measure": "cold_vs_floor_paired_median (95 % interval: cold_vs_floor_paired_median_ci95)",
+        "warm_speedup_at_least": 10,
+    }
     report("bench_ingest", args, rows, details)
 
 

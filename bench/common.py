@@ -70,6 +70,25 @@ def ratio(slow: float, fast: float) -> float:
     return slow / fast if fast > 0 else float("inf")
 
 
+def median_interval(values: Sequence[float], alpha: float = 0.05) -> tuple[float, float]:
+    """Distribution-free ``1 - alpha`` confidence interval of the median: two order statistics of ``values``.
+
+    ``(x_(k), x_(n+1-k))`` of the sorted values, with ``k`` the largest rank such that
+    ``P(Binomial(n, 1/2) <= k - 1) <= alpha / 2``: no assumption on the shape of the noise (wall-clock
+    times on a shared machine have long right tails). Needs at least 6 values for alpha = 0.05.
+    """
+    from scipy.stats import binom
+
+    xs = sorted(values)
+    n = len(xs)
+    k = 0
+    while k + 1 <= n and binom.cdf(k, n, 0.5) <= alpha / 2:
+        k += 1
+    if k == 0:
+        raise ValueError(f"{n} values are too few for a {1 - alpha:.0%} interval of the median")
+    return xs[k - 1], xs[n - k]
+
+
 def run_python(code: str, env: dict[str, str] | None = None, timeout: float = 3600) -> dict[str, Any]:
     """Run ``code`` in a fresh interpreter (cold start); it must print one JSON object as its last line.
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from bench.__main__ import SCRIPTS
-from bench.common import table
+from bench.common import median_interval, table
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -88,6 +88,10 @@ def test_bench_ingest_quick(tmp_path: Path) -> None:
     d = doc["details"]
     assert {"floor", "cold", "warm", "cold_vs_floor", "warm_speedup", "scale", "profile_top_tottime"} <= set(d)
     assert d["cold_vs_floor_paired_median"] > 0 and d["cold_one_process_vs_floor_paired_median"] > 0
+    assert d["cold_vs_floor_paired"] == [d["cold_vs_floor_paired_median"]]  # one round in the smoke
+    assert d["cold_vs_floor_median_over_median"] == pytest.approx(d["cold_vs_floor_paired_median"])
+    assert d["cold_vs_floor_paired_median_ci95"] is None  # too few rounds for an interval
+    assert any("median of 1 paired rounds" in r["what"] for r in doc["rows"])
     assert d["warm_equals_cold"] is True
     assert d["cold"]["pmb_runs"] == 24 and d["cold"]["errors"] == 0
     assert [(p["pmb_runs"], p["qa_runs"]) for p in d["scale"]] == [(4, 1), (8, 2)]
@@ -112,3 +116,13 @@ def test_bench_app_quick(tmp_path: Path) -> None:
 def test_every_script_has_a_smoke_test() -> None:
     tested = {name.removeprefix("test_").removesuffix("_quick") for name in globals() if name.endswith("_quick")}
     assert tested == set(SCRIPTS)
+
+
+def test_median_interval_is_the_binomial_order_statistics() -> None:
+    # n = 15: P(Bin(15, 1/2) <= 3) = 0.018 <= 0.025 < P(<= 4) = 0.059, so the 4th and 12th values (96.5 %).
+    assert median_interval([float(x) for x in range(15, 0, -1)]) == (4.0, 12.0)
+    # n = 40: P(<= 13) = 0.019 <= 0.025 < P(<= 14) = 0.040, so the 14th and 27th values.
+    assert median_interval([float(x) for x in range(1, 41)]) == (14.0, 27.0)
+    assert median_interval([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) == (1.0, 6.0)
+    with pytest.raises(ValueError, match="too few"):
+        median_interval([1.0, 2.0, 3.0, 4.0, 5.0])
