@@ -7,6 +7,7 @@ import pytest
 
 from memeval_core.errors import IngestError
 from memeval_core.qa.importers import generic
+from memeval_core.qa.importers._common import Source
 from memeval_core.qa.ingest import load_qa
 
 CSV = """id,q,pred,gold,cat,j1,j2,ms
@@ -88,3 +89,8 @@ def test_sniff() -> None:
         from memeval_core.qa.importers._common import Source
 
         generic.data_path(Source("m.json", "", {"memeval_mapping": 1}))
+
+
+def test_a_number_beyond_any_float_is_an_ingest_error() -> None:
+    with pytest.raises(IngestError, match=r"\$\.rows\[0\]\.latency: expected a number, got an integer too large"):
+        generic._parse_number(Source("m.json", "0" * 64, None), 10**400, ["rows", 0, "latency"])

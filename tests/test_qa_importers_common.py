@@ -74,6 +74,8 @@ def test_number_returns_floats(value: Any, expected: float | None) -> None:
         (math.nan, "expected a finite non-negative number, got nan"),
         (True, "expected an integer or a number, got True"),
         ("3", "expected an integer or a number, got '3'"),
+        # msgspec parses a JSON number beyond any float as an int: an error, not an OverflowError.
+        (10**400, "expected a finite non-negative number, got an integer too large for a float"),
     ],
 )
 def test_number_rejects_what_is_not_a_finite_non_negative_number(value: Any, message: str) -> None:
@@ -115,3 +117,8 @@ def test_binary_verdict_in_equals_binary_verdict(value: Any) -> None:
 def test_binary_verdict_in_names_the_field_of_a_bad_value(value: Any) -> None:
     with pytest.raises(IngestError, match=r"\$\.results\[3\]\.v: a binary verdict must be true/false or 0/1"):
         _common.binary_verdict_in(SRC, value, WHERE, "v", "j")
+
+
+def test_a_graded_score_beyond_any_float_is_an_ingest_error() -> None:
+    with pytest.raises(IngestError, match="integer too large for a float"):
+        _common.graded_verdict(SRC, 10**400, WHERE, "j", "unit")

@@ -98,7 +98,10 @@ def number(src: Source, obj: Mapping[str, Any], key: str, loc: Sequence[int | st
     if value is None:
         return None
     if (value.__class__ is float or value.__class__ is int) and 0 <= value < _INF:  # NaN fails the comparison
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond any float (msgspec parses such JSON numbers as Python ints)
+            fail(src, [*loc, key], "expected a finite non-negative number, got an integer too large for a float")
     value = opt(src, obj, key, loc, (int, float))
     if value is None:
         return None
@@ -181,6 +184,8 @@ def graded_verdict(
         fail(src, loc, f"a {scale} score must be a number, got {_shown(value)}")
     try:
         return _verdict(judge, float(value), scale, model, None, False)
+    except OverflowError:  # an int beyond any float
+        fail(src, loc, f"a {scale} score must lie within its scale, got an integer too large for a float")
     except ValidationError as exc:
         fail(src, loc, exc.errors()[0]["msg"], "scores must lie within the judge's scale")
 

@@ -84,6 +84,8 @@ def _parse_number(src: Source, value: Any, loc: list[int | str]) -> float | None
         return float(value)
     except (TypeError, ValueError):
         fail(src, loc, f"expected a number, got {value!r}")
+    except OverflowError:  # an int beyond any float
+        fail(src, loc, "expected a number, got an integer too large for a float")
 
 
 def _parse_list(src: Source, value: Any, loc: list[int | str]) -> list[str] | None:
