@@ -106,7 +106,11 @@ def test_records_of_other_shapes_are_left_to_validation() -> None:
     no_id = {k: v for k, v in _record(1).items() if k != "question_id"}
     assert kept_questions([no_id]) is None
     reordered = dict(reversed(list(_record(1).items())))
-    assert kept_questions([_record(0), reordered]) is None
+    _same_as_validation([_record(0), reordered])  # a field's place in the record does not matter
+    with_extra = [_record(0, note="a", tag="b"), dict(reversed(list(_record(1, note="a", tag="b").items())))]
+    assert kept_questions(with_extra) is None  # extras keep each record's order
+    assert kept_questions([_record(0), {**_record(1), "note": "n"}]) is None
+    assert kept_questions([_record(0, note="n"), _record(1, tag="t")]) is None  # as many keys, not the same
     assert kept_questions([_record(0), _record(1, note="n")]) is None
     assert kept_questions([_record(0, mpa=None, extra_field=1)]) is not None
 

@@ -401,3 +401,14 @@ def test_alternating_sets_of_fields_round_trip_per_question() -> None:
     assert questions_packed(back)
     assert [q.model_fields_set for q in back.questions] == [q.model_fields_set for q in qs]
     assert [_state(q) for q in back.questions] == [_state(q) for q in qs]
+
+
+def test_a_run_without_questions_and_a_run_with_retrieved_ids_round_trip() -> None:
+    meta = RunMeta(benchmark="locomo", system="s")
+    empty = QaRun(run=meta, questions=[])
+    assert _round_trip(empty) == empty and _round_trip(empty).questions == []
+    ids = QaQuestion(benchmark="locomo", question_id="a", retrieved_ids=["D1:1"], scored=False)
+    unscored = _round_trip(QaRun(run=meta, questions=[ids]))
+    assert not records_retrieved_ids(unscored)  # only scored questions count
+    scored = _round_trip(QaRun(run=meta, questions=[ids.model_copy(update={"scored": True}), ids]))
+    assert questions_packed(scored) and records_retrieved_ids(scored) and questions_packed(scored)

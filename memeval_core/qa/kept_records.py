@@ -12,7 +12,8 @@ Anything else returns None and the caller validates as before, so every accepted
 pydantic builds and every error is pydantic's own: a value of another type (an ``int`` for a float field,
 which validation converts; a ``str`` subclass; a bool for an int), an out-of-range or non-finite number,
 a list item that is not a ``str``, a verdict that fails its scale check, a missing required field or a
-missing field whose default is mutable, records that are not dicts or whose keys differ (in set or order).
+missing field whose default is mutable, records that are not dicts or whose keys differ (in set, or in the
+order of keys that are not fields).
 """
 
 from __future__ import annotations
@@ -90,22 +91,27 @@ def kept_questions(records: Sequence[Any]) -> list[QaQuestion] | None:
     """
     if not records or set(map(type, records)) != {dict}:
         return None
-    orders = set(map(tuple, records))
-    if len(orders) != 1:
-        return None
-    (keys,) = orders
-    if not set(keys) >= _NEEDED:
+    keys = tuple(records[0])
+    if not set(keys) >= _NEEDED or set(map(len, records)) != {len(keys)}:
         return None
     extra = [k for k in keys if k not in _DEFAULTS]
+    # Validation keeps extra keys in each record's order; a field's place in a record does not matter.
+    if extra and len(set(map(tuple, records))) != 1:
+        return None
+    try:
+        # With as many keys as the first record, a record holding all of them holds no other.
+        columns = {key: list(map(itemgetter(key), records)) for key in keys}
+    except KeyError:
+        return None
     for key in keys:
-        if key in _DEFAULTS and not _column_kept(key, list(map(itemgetter(key), records))):
+        if key in _DEFAULTS and not _column_kept(key, columns[key]):
             return None
     n = len(records)
     dicts = list(map(_DEFAULTS.__or__, records))
     for key in extra:
         deque(map(dict.pop, dicts, repeat(key)), 0)
     if extra:
-        values = zip(*(map(itemgetter(k), records) for k in extra), strict=True)
+        values = zip(*(columns[k] for k in extra), strict=True)
         extras: Any = map(dict, map(zip, repeat(extra), values))
     else:
         extras = map(dict.copy, repeat({}, n))

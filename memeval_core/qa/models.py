@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable
+from itertools import compress, repeat
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -291,39 +293,40 @@ def _packed_state(run: QaRun) -> tuple[Any, ...] | None:
 
 
 def _pack_questions(questions: list[QaQuestion]) -> lazy.Packed:
-    # One pass (this runs for every run a worker process sends back): the check that every question is
-    # exactly a QaQuestion with plain state, the retrieved-ids fact, and each question's set of fields.
-    retrieved = False
-    table: dict[frozenset[str], int] = {}
-    index: list[int] = []
-    last: set[str] | None = None
-    k = -1
-    plain = type(questions) is not list
-    for q in () if plain else questions:
-        if type(q) is not QaQuestion or q.__pydantic_private__ is not None:
-            plain = True
-            break
-        if not retrieved and q.scored and q.retrieved_ids is not None:
-            retrieved = True
-        fields_set = q.__pydantic_fields_set__
-        if fields_set != last:  # the questions of a run mostly share one set: compare before hashing a copy
-            k = table.setdefault(frozenset(fields_set), len(table))
-            last = fields_set
-        index.append(k)
+    # This runs for every run a worker process sends back and every run the cache writes: no Python code per
+    # question. The check that every question is exactly a QaQuestion with plain state, the retrieved-ids
+    # fact, and each question's set of fields (a run's questions mostly share one).
+    plain = (
+        type(questions) is not list
+        or not questions
+        or set(map(type, questions)) != {QaQuestion}
+        or any(map(is_not, map(_PRIVATE_OF, questions), repeat(None)))
+    )
+    retrieved = any(compress(map(is_not, map(_RETRIEVED_OF, questions), repeat(None)), map(_SCORED_OF, questions)))
     if plain:
-        info = (any(q.scored and q.retrieved_ids is not None for q in questions),)
-        return lazy.Packed(pickle.dumps((_PLAIN, questions), protocol=pickle.HIGHEST_PROTOCOL), info)
+        return lazy.Packed(pickle.dumps((_PLAIN, questions), protocol=pickle.HIGHEST_PROTOCOL), (retrieved,))
+    fields_sets = list(map(_FIELDS_SET_OF, questions))
+    first = fields_sets[0]
+    if fields_sets.count(first) == len(fields_sets):
+        table: tuple[frozenset[str], ...] = (frozenset(first),)
+        index = [0] * len(fields_sets)
+    else:
+        frozen = list(map(frozenset, fields_sets))
+        number = {fs: k for k, fs in enumerate(dict.fromkeys(frozen))}
+        table, index = tuple(number), list(map(number.__getitem__, frozen))
     blob = pickle.dumps(
-        (
-            _DICTS,
-            [q.__dict__ for q in questions],
-            [q.__pydantic_extra__ for q in questions],
-            tuple(table),
-            index,
-        ),
+        (_DICTS, list(map(_DICT_OF, questions)), list(map(_EXTRA_OF, questions)), table, index),
         protocol=pickle.HIGHEST_PROTOCOL,
     )
     return lazy.Packed(blob, (retrieved,))
+
+
+_PRIVATE_OF = attrgetter("__pydantic_private__")
+_RETRIEVED_OF = attrgetter("retrieved_ids")
+_SCORED_OF = attrgetter("scored")
+_FIELDS_SET_OF = attrgetter("__pydantic_fields_set__")
+_DICT_OF = attrgetter("__dict__")
+_EXTRA_OF = attrgetter("__pydantic_extra__")
 
 
 def _load_questions(blob: bytes) -> list[QaQuestion]:
