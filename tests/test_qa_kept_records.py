@@ -113,6 +113,7 @@ def test_records_of_other_shapes_are_left_to_validation() -> None:
     assert kept_questions([_record(0, note="n"), _record(1, tag="t")]) is None  # as many keys, not the same
     assert kept_questions([_record(0), _record(1, note="n")]) is None
     assert kept_questions([_record(0, mpa=None, extra_field=1)]) is not None
+    assert kept_questions([{**_record(0), 3: "x"}]) is None  # a key that is no string
 
 
 def test_build_run_reports_what_validation_reports() -> None:

@@ -92,7 +92,7 @@ def kept_questions(records: Sequence[Any]) -> list[QaQuestion] | None:
     if not records or set(map(type, records)) != {dict}:
         return None
     keys = tuple(records[0])
-    if not set(keys) >= _NEEDED or set(map(len, records)) != {len(keys)}:
+    if not set(keys) >= _NEEDED or set(map(type, keys)) != {str} or set(map(len, records)) != {len(keys)}:
         return None
     extra = [k for k in keys if k not in _DEFAULTS]
     # Validation keeps extra keys in each record's order; a field's place in a record does not matter.
