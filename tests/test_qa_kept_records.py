@@ -31,6 +31,8 @@ def _same_as_validation(records: list[dict[str, Any]]) -> None:
         assert type(k) is QaQuestion
         assert list(k.__dict__) == list(v.__dict__)
         assert k.model_fields_set == v.model_fields_set and k.model_extra == v.model_extra
+        assert list(k.model_fields_set) == list(v.model_fields_set)  # the same order of insertion
+        assert pickle.dumps(k) == pickle.dumps(v) and repr(k) == repr(v)
         assert list(k.model_dump()) == list(v.model_dump()) and k.model_dump_json() == v.model_dump_json()
         assert pickle.loads(pickle.dumps(k)) == v
 
@@ -114,6 +116,9 @@ def test_records_of_other_shapes_are_left_to_validation() -> None:
     assert kept_questions([_record(0), _record(1, note="n")]) is None
     assert kept_questions([_record(0, mpa=None, extra_field=1)]) is not None
     assert kept_questions([{**_record(0), 3: "x"}]) is None  # a key that is no string
+    assert kept_questions([_record(0, **{"\ud800": 1})]) is None  # validation cannot read it as UTF-8
+    with pytest.raises(ValidationError):
+        _VALIDATE([_record(0, **{"\ud800": 1})])
 
 
 def test_build_run_reports_what_validation_reports() -> None:
@@ -139,7 +144,7 @@ def test_every_shared_run_is_built_as_validation_builds_it(monkeypatch: pytest.M
             validated = _VALIDATE(records)
             assert kept == validated
             assert [list(q.__dict__) for q in kept] == [list(q.__dict__) for q in validated]
-            assert [q.model_fields_set for q in kept] == [q.model_fields_set for q in validated]
+            assert [list(q.model_fields_set) for q in kept] == [list(q.model_fields_set) for q in validated]
             assert [q.model_extra for q in kept] == [q.model_extra for q in validated]
             seen.append(len(kept))
         return kept

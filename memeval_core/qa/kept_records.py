@@ -87,7 +87,8 @@ def kept_questions(records: Sequence[Any]) -> list[QaQuestion] | None:
     """The :class:`QaQuestion` of each record, as validation would build it, or None to leave it to validation.
 
     Lists (ids, verdicts) are taken over rather than copied as validation copies them: an importer's
-    records are built for the one run, and questions are frozen.
+    records are built for the one run, and questions are frozen. The keys are taken to be the ``str``
+    objects they look like (the first record's are checked; importers write them as literals).
     """
     if not records or set(map(type, records)) != {dict}:
         return None
@@ -95,8 +96,9 @@ def kept_questions(records: Sequence[Any]) -> list[QaQuestion] | None:
     if not set(keys) >= _NEEDED or set(map(type, keys)) != {str} or set(map(len, records)) != {len(keys)}:
         return None
     extra = [k for k in keys if k not in _DEFAULTS]
-    # Validation keeps extra keys in each record's order; a field's place in a record does not matter.
-    if extra and len(set(map(tuple, records))) != 1:
+    # Validation keeps extra keys in each record's order (a field's place in a record does not matter), and
+    # refuses a key it cannot read as UTF-8 (a lone surrogate, which a JSON escape can make).
+    if extra and (len(set(map(tuple, records))) != 1 or not _utf8("".join(extra))):
         return None
     try:
         # With as many keys as the first record, a record holding all of them holds no other.
@@ -115,7 +117,9 @@ def kept_questions(records: Sequence[Any]) -> list[QaQuestion] | None:
         extras: Any = map(dict, map(zip, repeat(extra), values))
     else:
         extras = map(dict.copy, repeat({}, n))
-    fields_set = frozenset(keys)  # validation counts extra keys as set too
+    # Validation adds the fields present in declaration order, then the extra keys: the same order of
+    # insertion gives the same set, down to its iteration order (and so its repr and pickle).
+    fields_set = [k for k in _DEFAULTS if k in records[0]] + extra
     return build_objects(
         QaQuestion,
         dicts,
@@ -123,6 +127,14 @@ def kept_questions(records: Sequence[Any]) -> list[QaQuestion] | None:
         ("__pydantic_extra__", extras),
         ("__pydantic_private__", repeat(None, n)),
     )
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _column_kept(key: str, column: list[Any]) -> bool:

@@ -296,21 +296,20 @@ def _pack_questions(questions: list[QaQuestion]) -> lazy.Packed:
     # This runs for every run a worker process sends back and every run the cache writes: no Python code per
     # question. The check that every question is exactly a QaQuestion with plain state, the retrieved-ids
     # fact, and each question's set of fields (a run's questions mostly share one).
-    plain = (
-        type(questions) is not list
-        or not questions
-        or set(map(type, questions)) != {QaQuestion}
-        or any(map(is_not, map(_PRIVATE_OF, questions), repeat(None)))
+    plain = type(questions) is not list or (
+        bool(set(map(type, questions)) - {QaQuestion}) or any(map(is_not, map(_PRIVATE_OF, questions), repeat(None)))
     )
-    retrieved = any(compress(map(is_not, map(_RETRIEVED_OF, questions), repeat(None)), map(_SCORED_OF, questions)))
+    # Read only for the scored questions, as ``q.scored and q.retrieved_ids is not None`` reads it.
+    retrieved = any(map(is_not, map(_RETRIEVED_OF, compress(questions, map(_SCORED_OF, questions))), repeat(None)))
     if plain:
         return lazy.Packed(pickle.dumps((_PLAIN, questions), protocol=pickle.HIGHEST_PROTOCOL), (retrieved,))
     fields_sets = list(map(_FIELDS_SET_OF, questions))
-    first = fields_sets[0]
-    if fields_sets.count(first) == len(fields_sets):
-        table: tuple[frozenset[str], ...] = (frozenset(first),)
+    table: tuple[frozenset[str], ...] = ()
+    index: list[int] = []
+    if fields_sets and fields_sets.count(fields_sets[0]) == len(fields_sets):
+        table = (frozenset(fields_sets[0]),)
         index = [0] * len(fields_sets)
-    else:
+    elif fields_sets:
         frozen = list(map(frozenset, fields_sets))
         number = {fs: k for k, fs in enumerate(dict.fromkeys(frozen))}
         table, index = tuple(number), list(map(number.__getitem__, frozen))
