@@ -111,6 +111,11 @@ def test_bench_app_quick(tmp_path: Path) -> None:
         assert set(pages) == {f"pages/{n}.py" for n in ("leaderboard", "categories", "compare", "latency", "case")}
         assert all(p["exceptions"] == [] for p in pages.values())
         assert "first_visit_s" in d[side]["browser"], d[side]["browser"]
+    (one_round,) = d["browser_rounds"]  # one paired round in the smoke
+    assert set(one_round) == {"public", "synthetic"}
+    first = d["browser_paired_ratios"]["first_visit_s"]
+    assert first == [one_round["synthetic"]["first_visit_s"] / one_round["public"]["first_visit_s"]]
+    assert any("median of 1 paired rounds" in r["measure"] and r["ratio"] == first[0] for r in doc["rows"])
 
 
 def test_every_script_has_a_smoke_test() -> None:
