@@ -34,6 +34,7 @@ from memeval_core import workers
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import sniff as pmb_sniff
 from memeval_core.qa import locomo, publishable, slim
+from memeval_core.qa.getters import CATEGORY_OF, SCORED_OF
 from memeval_core.qa.importers import (
     cognitive_memory,
     evermemos,
@@ -392,13 +393,9 @@ def _join_locomo(run: QaRun, ds: LocomoDataset | None) -> tuple[QaRun, JoinRepor
     if report.joined == report.total:
         # The dataset's codes are authoritative: whether category 5 is scored follows from the joined questions.
         qs = joined.questions
-        adversarial = any(compress(map(eq, map(_CATEGORY_OF, qs), repeat(locomo.ADVERSARIAL)), map(_SCORED_OF, qs)))
+        adversarial = any(compress(map(eq, map(CATEGORY_OF, qs), repeat(locomo.ADVERSARIAL)), map(SCORED_OF, qs)))
         joined = joined.model_copy(update={"run": joined.run.model_copy(update={"includes_adversarial": adversarial})})
     return joined, report
-
-
-_CATEGORY_OF = attrgetter("category")
-_SCORED_OF = attrgetter("scored")
 
 
 def _conversations(run: QaRun) -> set[str] | None:

@@ -44,6 +44,7 @@ import msgspec
 import orjson
 
 from memeval_core.errors import IngestError
+from memeval_core.qa.getters import CATEGORY_OF, DICT_OF, FIELDS_SET_OF
 from memeval_core.qa.lazy import build_objects
 from memeval_core.qa.models import QaQuestion, QaRun
 from memeval_core.qa.slim import valid_utf8
@@ -524,7 +525,7 @@ def _join_whole(questions: list[QaQuestion], ds: LocomoDataset) -> tuple[str, in
     returns the key and the number of category conflicts. Otherwise returns None, having written nothing:
     the loop decides (other keys, texts equal only once normalised, duplicates, a repeated conversation).
     """
-    dicts = list(map(_DICT_OF, questions))
+    dicts = list(map(DICT_OF, questions))
     ids = list(map(itemgetter("question_id"), dicts))
     hits = list(map(ds.by_canonical_id.get, ids))
     key = "question_id"
@@ -548,23 +549,20 @@ def _join_whole(questions: list[QaQuestion], ds: LocomoDataset) -> tuple[str, in
         return None
     categories = list(map(itemgetter("category"), dicts))
     conflicts = 0
-    if categories != list(map(_CATEGORY_OF, hits)):
-        conflicts = sum(map(and_, map(is_not, categories, repeat(None)), map(ne, categories, map(_CATEGORY_OF, hits))))
+    if categories != list(map(CATEGORY_OF, hits)):
+        conflicts = sum(map(and_, map(is_not, categories, repeat(None)), map(ne, categories, map(CATEGORY_OF, hits))))
     deque(map(dict.update, dicts, map(ds.joined_fields.__getitem__, hids)), 0)
     for k in compress(range(len(dicts)), map(not_, texts)):
         dicts[k]["question"] = matched[k].question
     if None in map(itemgetter("gold_answer"), dicts):
         for k in compress(range(len(dicts)), map(is_, map(itemgetter("gold_answer"), dicts), repeat(None))):
             dicts[k]["gold_answer"] = matched[k].answer
-    deque(map(set.update, map(_FIELDS_SET_OF, questions), repeat(_JOINED_FIELDS)), 0)
+    deque(map(set.update, map(FIELDS_SET_OF, questions), repeat(_JOINED_FIELDS)), 0)
     return key, conflicts
 
 
-_DICT_OF = attrgetter("__dict__")
-_FIELDS_SET_OF = attrgetter("__pydantic_fields_set__")
 _QUESTION_OF = attrgetter("question")
 _QUESTION_ID_OF = attrgetter("question_id")
-_CATEGORY_OF = attrgetter("category")
 _EVIDENCE_OF = attrgetter("evidence")
 
 

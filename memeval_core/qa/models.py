@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memeval_core.model_state import restore
 from memeval_core.qa import lazy
+from memeval_core.qa.getters import DICT_OF, EXTRA_OF, FIELDS_SET_OF, PRIVATE_OF, SCORED_OF
 from memeval_core.versioning import migrate
 
 SCHEMA_VERSION = 1
@@ -297,13 +298,13 @@ def _pack_questions(questions: list[QaQuestion]) -> lazy.Packed:
     # question. The check that every question is exactly a QaQuestion with plain state, the retrieved-ids
     # fact, and each question's set of fields (a run's questions mostly share one).
     plain = type(questions) is not list or (
-        bool(set(map(type, questions)) - {QaQuestion}) or any(map(is_not, map(_PRIVATE_OF, questions), repeat(None)))
+        bool(set(map(type, questions)) - {QaQuestion}) or any(map(is_not, map(PRIVATE_OF, questions), repeat(None)))
     )
     # Read only for the scored questions, as ``q.scored and q.retrieved_ids is not None`` reads it.
-    retrieved = any(map(is_not, map(_RETRIEVED_OF, compress(questions, map(_SCORED_OF, questions))), repeat(None)))
+    retrieved = any(map(is_not, map(_RETRIEVED_OF, compress(questions, map(SCORED_OF, questions))), repeat(None)))
     if plain:
         return lazy.Packed(pickle.dumps((_PLAIN, questions), protocol=pickle.HIGHEST_PROTOCOL), (retrieved,))
-    fields_sets = list(map(_FIELDS_SET_OF, questions))
+    fields_sets = list(map(FIELDS_SET_OF, questions))
     table: tuple[frozenset[str], ...] = ()
     index: list[int] = []
     if fields_sets and fields_sets.count(fields_sets[0]) == len(fields_sets):
@@ -314,18 +315,13 @@ def _pack_questions(questions: list[QaQuestion]) -> lazy.Packed:
         number = {fs: k for k, fs in enumerate(dict.fromkeys(frozen))}
         table, index = tuple(number), list(map(number.__getitem__, frozen))
     blob = pickle.dumps(
-        (_DICTS, list(map(_DICT_OF, questions)), list(map(_EXTRA_OF, questions)), table, index),
+        (_DICTS, list(map(DICT_OF, questions)), list(map(EXTRA_OF, questions)), table, index),
         protocol=pickle.HIGHEST_PROTOCOL,
     )
     return lazy.Packed(blob, (retrieved,))
 
 
-_PRIVATE_OF = attrgetter("__pydantic_private__")
 _RETRIEVED_OF = attrgetter("retrieved_ids")
-_SCORED_OF = attrgetter("scored")
-_FIELDS_SET_OF = attrgetter("__pydantic_fields_set__")
-_DICT_OF = attrgetter("__dict__")
-_EXTRA_OF = attrgetter("__pydantic_extra__")
 
 
 def _load_questions(blob: bytes) -> list[QaQuestion]:

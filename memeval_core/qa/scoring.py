@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memeval_core.errors import IngestError
 from memeval_core.qa import lazy, locomo
+from memeval_core.qa.getters import DICT_OF
 from memeval_core.qa.models import QaQuestion, QaRun, Verdict
 
 T = TypeVar("T")
@@ -438,13 +439,12 @@ _QUESTION_FIELDS = (
     "latency_ms",
 )
 _VERDICT_FIELDS = ("judge", "score", "scale")
-_DICT_OF = attrgetter("__dict__")  # vars(), without the builtin's call overhead
 
 
 def _columns(objs: Sequence[Any], names: tuple[str, ...]) -> list[Sequence[Any]]:
     """``[[o.<name> for o in objs] for name in names]``: one C-level pass over the objects' ``__dict__``."""
     try:
-        rows = list(map(itemgetter(*names), map(_DICT_OF, objs)))
+        rows = list(map(itemgetter(*names), map(DICT_OF, objs)))
     except (KeyError, TypeError):  # not the plain model layout: read the attributes
         rows = list(map(attrgetter(*names), objs))
     return list(zip(*rows, strict=True)) if rows else [()] * len(names)
