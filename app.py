@@ -27,8 +27,13 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("pages/publish.py", "Publish", ":material/publish:"),
 )
 
+# Pages that change files or push: hidden in a read-only app unless the viewer typed the admin token.
+WRITE_PAGES = frozenset({"pages/upload.py", "pages/publish.py"})
+
 st.set_page_config(page_title="memeval", page_icon=":material/leaderboard:", layout="wide")
 st.session_state[ui.NAVIGATED] = True  # see pages.ui.ensure_navigation
+ui.admin_unlock()
+shown = [page for page in PAGES if page[0] not in WRITE_PAGES or ui.may_write()]
 st.navigation(
-    [st.Page(path, title=title, icon=icon, default=i == 0) for i, (path, title, icon) in enumerate(PAGES)]
+    [st.Page(path, title=title, icon=icon, default=i == 0) for i, (path, title, icon) in enumerate(shown)]
 ).run()

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from memeval_core import cli_publish, leaderboard
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
-from memeval_core.qa.ingest import QaLoad
+from memeval_core.qa.ingest import QaLoad, read_source
 from memeval_core.qa.locomo import find_locomo
+from memeval_core.qa.shapes import mapping_skeleton
 from memeval_core.results import load_all_results, load_pmb_results, load_qa_results
-from memeval_core.sources import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
-from memeval_core.store import DEFAULT_MAX_BYTES, Validator, add_files
+from memeval_core.settings import DEFAULT_RESULTS, MB, RESULTS_ENV, datasets_dir, fixtures_dir, limits, results_dir
+from memeval_core.store import Validator, add_files
 from memeval_core.sync import SyncError, has_results, sync
+from memeval_core.unloaded import NotLoaded, not_loaded
 from memeval_core.upload import validate_any
 
 
@@ -40,36 +42,38 @@ def _root(args: argparse.Namespace) -> Path:
     return root
 
 
-def _print_errors(errors: Sequence[IngestError]) -> None:
-    for err in errors:
-        print(f"error: {err}", file=sys.stderr)
+def _print_not_loaded(pmb: PmbLoad | None, qa: QaLoad | None) -> list[NotLoaded]:
+    """Print every file that was not loaded (one list for PMB and QA) to stderr; return them."""
+    missed = not_loaded(pmb, qa)
+    if missed:
+        print(f"{len(missed)} file(s) not loaded:", file=sys.stderr)
+    for m in missed:
+        print(f"  {m}", file=sys.stderr)
+    return missed
 
 
-def _load(args: argparse.Namespace) -> PmbLoad:
-    load = load_pmb_results(_root(args), fixtures_dir(args.fixtures))
-    _print_errors(load.errors)
-    return load
+def _nothing_loaded(root: Path, n_loaded: int, missed: Sequence[NotLoaded]) -> bool:
+    """True when nothing was loaded although the folder holds files: the caller exits non-zero."""
+    if n_loaded or not missed:
+        return False
+    print(f"error: nothing was loaded from {root}: none of its files is a result memeval can read", file=sys.stderr)
+    return True
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    datasets = Path(args.datasets) if args.datasets else None
+    datasets = datasets_dir(args.datasets)
+    root = _root(args)
     qa: QaLoad | None = None
     if args.kind == "all":
         # Both loads at once: the PMB reports are scored beside the QA folders (see load_all_results).
-        root = _root(args)
         load, qa = load_all_results(root, root, fixtures_dir(args.fixtures), datasets)
-        _print_errors(load.errors)
     else:
-        load = _load(args)
+        load = load_pmb_results(root, fixtures_dir(args.fixtures))
         if args.kind == "qa":
-            qa = load_qa_results(results_dir(args.results), datasets)
+            qa = load_qa_results(root, datasets)
+    missed = _print_not_loaded(load, qa)
     pmb_rows = leaderboard.rows(load.runs) if args.kind in ("all", "pmb") else []
-    qa_rows: list[dict[str, Any]] = []
-    qa_errors = 0
-    if qa is not None:
-        _print_errors(qa.errors)
-        qa_errors = len(qa.errors)
-        qa_rows = qa_leaderboard.rows(qa.runs)
+    qa_rows = qa_leaderboard.rows(qa.runs) if qa is not None else []
     if args.format == "json":
         sys.stdout.write(leaderboard.to_json([*pmb_rows, *qa_rows]))
     elif args.format == "csv":
@@ -84,12 +88,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             sys.stdout.write(leaderboard.to_table(pmb_rows))
         if qa_rows:
             sys.stdout.write(("\n" if pmb_rows else "") + qa_leaderboard.to_table(qa_rows))
-    nothing = not pmb_rows and not qa_rows
-    return 2 if nothing and (load.errors or qa_errors) else 0
+    return 2 if _nothing_loaded(root, len(pmb_rows) + len(qa_rows), missed) else 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    load = _load(args)
+    root = _root(args)
+    load, qa = load_all_results(root, root, fixtures_dir(args.fixtures), datasets_dir(None))
+    missed = _print_not_loaded(load, qa)
     bad = 0
     for run in load.runs:
         if run.mismatches:
@@ -98,8 +103,29 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"{ident.display_name} [{ident.benchmark}] {ident.source}: {len(run.mismatches)} mismatch(es)")
             for m in run.mismatches:
                 print(f"  - {m}")
-    print(f"{len(load.runs)} run(s) checked, {bad} with mismatches, {len(load.errors)} file(s) not loaded")
-    return 1 if bad or load.errors else 0
+    print(f"{len(load.runs)} run(s) checked, {bad} with mismatches, {len(missed)} file(s) not loaded")
+    if _nothing_loaded(root, len(load.runs) + len(qa.runs), missed):
+        return 2
+    return 1 if bad or any(m.failed for m in missed) else 0
+
+
+def cmd_mapping(args: argparse.Namespace) -> int:
+    """Write a generic-mapping skeleton for a rows file, guessed from its own column names."""
+    data_path = Path(args.file)
+    out = Path(args.out) if args.out else data_path.with_name(f"{data_path.stem}.mapping.json")
+    try:
+        src = read_source(data_path, data_path.name, whole=True)
+    except IngestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if out.exists():
+        print(f"error: {out} already exists; pass --out to write elsewhere", file=sys.stderr)
+        return 2
+    relative = os.path.relpath(data_path.resolve(), out.resolve().parent).replace(os.sep, "/")
+    skeleton = mapping_skeleton(src.data, relative)
+    out.write_text(json.dumps(skeleton, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out}: edit the TODO values and check each guessed column, then put both files under the results")
+    return 0
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
@@ -188,11 +214,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-size",
         type=float,
-        default=float(os.environ.get("MEMEVAL_MAX_UPLOAD_MB", DEFAULT_MAX_BYTES // (1024 * 1024))),
+        default=limits().max_upload_bytes / MB,
         metavar="MB",
         help="largest file accepted, in MB (default 200, or $MEMEVAL_MAX_UPLOAD_MB)",
     )
     p.set_defaults(func=cmd_add)
+    p = sub.add_parser("mapping", help="write a mapping skeleton for a rows file no importer knows")
+    p.add_argument("file", metavar="FILE", help="the rows file (CSV, JSON or JSON Lines)")
+    p.add_argument("--out", metavar="PATH", help="where to write the mapping (default: FILE's stem + .mapping.json)")
+    p.set_defaults(func=cmd_mapping)
     cli_publish.register(sub)
     return parser
 

@@ -19,7 +19,7 @@ from huggingface_hub.utils.tqdm import are_progress_bars_disabled, disable_progr
 from memeval_core.export.hub import PushError, push_space
 from memeval_core.export.space import SpaceOptions
 from memeval_core.export.writer import ExportError, export
-from memeval_core.sources import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
+from memeval_core.settings import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
 
 DEFAULT_OUT = "hf_export"
 """Default export folder (relative to the working directory)."""

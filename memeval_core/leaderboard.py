@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from memeval_core import csvsafe
 from memeval_core.pmb.run import Benchmark, PmbRun
 from memeval_core.rounding import ms, ratio
 
@@ -130,9 +131,10 @@ def csv_text(flat_rows: Sequence[dict[str, Any]]) -> str:
     """CSV of flat rows (header from the first row's keys); empty text for no rows."""
     buf = io.StringIO()
     if flat_rows:
-        w = csv.DictWriter(buf, fieldnames=list(flat_rows[0]), lineterminator="\n")
+        safe = csvsafe.rows(flat_rows)  # spreadsheet formulas in report text are made inert
+        w = csv.DictWriter(buf, fieldnames=list(safe[0]), lineterminator="\n")
         w.writeheader()
-        w.writerows(flat_rows)
+        w.writerows(safe)
     return buf.getvalue()
 
 

@@ -27,13 +27,13 @@ import pickle
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from memeval_core import SCORING_VERSION
+from memeval_core import SCORING_VERSION, settings, tree
 from memeval_core.pmb.ingest import PARALLEL_MIN_BYTES as PMB_PARALLEL_MIN_BYTES
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.snapshot import has_snapshot, read_snapshot
@@ -66,41 +66,6 @@ def default_cache_dir() -> Path | None:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "memeval"
 
 
-def _visible_files(root: Path) -> Iterable[tuple[str, os.stat_result]]:
-    """(relative POSIX path, stat) of every visible file under root, sorted; hidden files and folders skipped.
-
-    The order of ``os.walk`` (a folder's files, then its sub-folders, each sorted by name; linked folders not
-    followed), with plain strings: this runs on every start, and ``pathlib`` cost 0.1 s at 1,200 files.
-    """
-    sep = os.sep
-
-    def walk(directory: str, prefix: str) -> Iterator[tuple[str, os.stat_result]]:
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
-        except OSError:
-            return
-        folders = []
-        for e in entries:
-            try:
-                is_dir = e.is_dir()
-            except OSError:
-                continue
-            if is_dir:
-                if not e.is_symlink():
-                    folders.append(e)
-                continue
-            try:
-                st = e.stat()
-            except OSError:
-                continue
-            yield prefix + e.name, st
-        for e in folders:
-            yield from walk(directory + sep + e.name, prefix + e.name + "/")
-
-    return walk(str(root), "")
-
-
 def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -> None:
     if root is None:
         h.update(b"none\0")
@@ -109,11 +74,12 @@ def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -
     if not root.is_dir():
         h.update(b"missing\0")
         return
-    for rel, st in _visible_files(root):
-        if not rel.endswith(suffix):
-            continue
-        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-        newest[0] = max(newest[0], st.st_mtime_ns)
+    listing = tree.walk(root, (suffix,) if suffix else (), settings.limits())
+    for entry in listing.files:
+        h.update(f"{entry.rel}\0{entry.size}\0{entry.mtime_ns}\0".encode())
+        newest[0] = max(newest[0], entry.mtime_ns)
+    for refusal in listing.refused:
+        h.update(f"refused\0{refusal.rel}\0{refusal.reason}\0".encode())
 
 
 def input_fingerprint(kind: str, *dirs: Path | None, now_ns: int | None = None) -> str | None:
@@ -150,14 +116,17 @@ def _write_entry(cache: Path, prefix: str, entry: Path, value: Any) -> None:
     """Write atomically (a temp folder renamed into place); drop older entries of the same inputs."""
     try:
         cache.mkdir(parents=True, exist_ok=True)
+        tree.sweep_stale(cache)
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
         try:
             with (tmp / _PAYLOAD).open("wb") as f:
                 pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
             tmp.replace(entry)
-        except OSError:
+        except Exception:
+            # Whatever the pickler or the disk raised (RecursionError, PicklingError, OSError), the load
+            # keeps its result and the cache keeps no half-written entry.
             shutil.rmtree(tmp, ignore_errors=True)
-            raise
+            return
         for old in cache.glob(prefix + "*"):
             if old != entry:
                 shutil.rmtree(old, ignore_errors=True)
@@ -281,4 +250,4 @@ def _store(slot: _Slot | None, value: object) -> None:
 
 def _tree_bytes(root: Path) -> int:
     """Bytes of the visible files under ``root`` (0 when it is not a folder)."""
-    return sum(st.st_size for _, st in _visible_files(root)) if root.is_dir() else 0
+    return sum(entry.size for entry in tree.walk(root).files) if root.is_dir() else 0

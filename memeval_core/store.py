@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from memeval_core import settings, tree
 from memeval_core.errors import IngestError
 
 UPLOADS = "uploads"
@@ -49,19 +50,29 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def existing_hashes(results: Path) -> dict[str, Path]:
-    """SHA-256 of every stored result file under ``results`` (hidden files and folders skipped)."""
+    """SHA-256 of every stored result file under ``results`` (the files :func:`memeval_core.tree.walk` lists)."""
     out: dict[str, Path] = {}
     if not results.is_dir():
         return out
-    for dirpath, dirnames, filenames in os.walk(results):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if name.startswith(".") or not name.endswith(ALLOWED_SUFFIXES):
-                continue
-            p = Path(dirpath) / name
-            with contextlib.suppress(OSError):
-                out.setdefault(sha256_bytes(p.read_bytes()), p)
+    for entry in tree.walk(results, ALLOWED_SUFFIXES).files:
+        p = results / entry.rel
+        with contextlib.suppress(OSError):
+            out.setdefault(sha256_bytes(p.read_bytes()), p)
     return out
+
+
+def uploads_dir(results: Path) -> Path:
+    """``results/uploads``, refused (:class:`IngestError`) when it is a link or not a folder inside ``results``."""
+    target = results / UPLOADS
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise IngestError(
+            UPLOADS, "$", "the uploads folder is a link or not a folder; nothing is written through it", "remove it"
+        )
+    return target
+
+
+def _uploaded_bytes(uploads: Path) -> int:
+    return sum(e.size for e in tree.walk(uploads).files) if uploads.is_dir() else 0
 
 
 @dataclass(frozen=True)
@@ -148,8 +159,20 @@ def _add_files_locked(
 ) -> list[AddResult]:
     known = existing_hashes(results)
     out: list[AddResult] = []
+    try:
+        uploads = uploads_dir(results)
+    except IngestError as exc:
+        return [AddResult(name, "rejected", None, "", exc) for name, _ in files]
+    tree.sweep_stale(uploads)
+    quota = settings.limits().upload_quota_bytes
+    used = _uploaded_bytes(uploads)
     for name, data in files:
         safe = sanitize_name(name)
+        if used + len(data) > quota:
+            err = IngestError(name, "$", f"the uploads folder would pass its quota of {quota / settings.MB:,.0f} MB",
+                              "remove old uploads or raise MEMEVAL_UPLOAD_QUOTA_MB")  # fmt: skip
+            out.append(AddResult(name, "rejected", None, "", err))
+            continue
         if len(data) > max_bytes:
             mb = max_bytes / (1024 * 1024)
             err = IngestError(name, "$", f"file is {len(data):,} bytes, above the {max_bytes:,}-byte limit ({mb:g} MB)",
@@ -165,7 +188,8 @@ def _add_files_locked(
         except IngestError as exc:
             out.append(AddResult(name, "rejected", None, digest, exc))
             continue
-        path = write_new(results / UPLOADS, safe, data)
+        path = write_new(uploads, safe, data)
+        used += len(data)
         known[digest] = path
         out.append(AddResult(name, "stored", path, digest))
     return out

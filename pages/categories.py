@@ -126,16 +126,15 @@ def charted_count(n_runs: int) -> int:
     """
     if n_runs <= CHART_LIMIT:
         return n_runs
-    shown = st.number_input(
+    return ui.number_param(
         f"Providers in the charts (leaders first; tables and downloads list all {n_runs})",
-        min_value=1,
-        max_value=n_runs,
-        value=CHART_LIMIT,
+        "top",
+        CHART_LIMIT,
+        1,
+        n_runs,
         step=10,
         width=420,
-        **ui.url_bound("top"),
     )
-    return int(shown)
 
 
 def heatmap_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:

@@ -156,16 +156,8 @@ def statistics_controls() -> tuple[int, int, BootstrapMethod]:
     """Seed, resamples and interval method of the bootstrap, mirrored in the URL."""
     controls = st.container(horizontal=True, vertical_alignment="bottom")
     with controls:
-        seed = st.number_input("Seed", min_value=0, value=DEFAULT_SEED, step=1, width=180, **ui.url_bound("seed"))
-        n_resamples = st.number_input(
-            "Resamples",
-            min_value=100,
-            max_value=100_000,
-            value=DEFAULT_RESAMPLES,
-            step=1000,
-            width=180,
-            **ui.url_bound("resamples"),
-        )
+        seed = ui.number_param("Seed", "seed", DEFAULT_SEED, 0, ui.SEED_MAX, step=1, width=180)
+        n_resamples = ui.number_param("Resamples", "resamples", DEFAULT_RESAMPLES, 100, 100_000, step=1000, width=180)
         method: BootstrapMethod = st.selectbox(
             "Interval method",
             tuple(METHOD_NAMES),
@@ -173,7 +165,7 @@ def statistics_controls() -> tuple[int, int, BootstrapMethod]:
             width=200,
             **ui.url_bound("method"),
         )
-    return int(seed), int(n_resamples), method
+    return seed, n_resamples, method
 
 
 def statistics_section(a: PmbRun, b: PmbRun, fixture: PmbFixture | None) -> None:

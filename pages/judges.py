@@ -349,18 +349,8 @@ present = list(dict.fromkeys(r.run.run.benchmark for r in multi))
 top = st.container(horizontal=True, vertical_alignment="bottom")
 with top:
     benchmark = st.selectbox("Benchmark", present, width=260, **ui.url_bound("benchmark"))
-    seed = int(st.number_input("Seed", min_value=0, value=DEFAULT_SEED, step=1, width=180, **ui.url_bound("seed")))
-    n_resamples = int(
-        st.number_input(
-            "Resamples",
-            min_value=100,
-            max_value=100_000,
-            value=DEFAULT_RESAMPLES,
-            step=1000,
-            width=180,
-            **ui.url_bound("resamples"),
-        )
-    )
+    seed = ui.number_param("Seed", "seed", DEFAULT_SEED, 0, ui.SEED_MAX, step=1, width=180)
+    n_resamples = ui.number_param("Resamples", "resamples", DEFAULT_RESAMPLES, 100, 100_000, step=1000, width=180)
 selected = pick_runs([r for r in multi if r.run.run.benchmark == benchmark])
 if not selected:
     st.info("Select at least one run.")

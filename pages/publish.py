@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from memeval_core import settings
 from memeval_core.export.hub import PushError, push_space
-from memeval_core.export.writer import LEADERBOARD_FILE, ExportError, diff_exports, export
-from memeval_core.sources import PROJECT_ROOT
+from memeval_core.export.writer import LEADERBOARD_FILE, ExportError, diff_exports, export, preview_export
 from pages import ui
 
 # Where `python -m memeval_core export` writes by default; MEMEVAL_EXPORT_DIR points elsewhere.
-EXPORT_DIR = Path(os.environ.get("MEMEVAL_EXPORT_DIR") or PROJECT_ROOT / "hf_export")
+EXPORT_DIR = settings.export_dir()
 
 st.title("Publish")
-if os.environ.get("MEMEVAL_READ_ONLY") == "1":
-    st.info("This app runs read-only (a published Space): publishing is done from a memeval checkout.")
-    st.stop()
+ui.refuse_unless_writer("publishing")
 
 loaded = ui.load_current()
 if not loaded.runs:
@@ -34,23 +29,15 @@ st.caption(
 )
 
 
-@st.cache_data(show_spinner="Building the export…", max_entries=4)
-def build_preview(results: str, fingerprint: str) -> tuple[str, str]:
-    """Export into a fresh scratch folder; returns (folder, error). Cached per results fingerprint."""
-    out = Path(tempfile.mkdtemp(prefix="memeval-publish-")) / "export"
-    try:
-        export(Path(results), out)
-    except ExportError as exc:
-        return "", str(exc)
-    return str(out), ""
-
-
 results = ui.results_root()
-preview_dir, error = build_preview(str(results), ui.fingerprint(results))
-if error:
-    st.error(f"The export cannot be built: {error}")
+try:
+    with st.spinner("Building the export…"):
+        # One scratch export per state of the results directory; older ones are removed (see preview_export).
+        preview = preview_export(results, ui.fingerprint(results))
+except ExportError as exc:
+    st.error("The export cannot be built:")
+    st.code(str(exc), language=None, wrap_lines=True)
     st.stop()
-preview = Path(preview_dir)
 board = json.loads((preview / LEADERBOARD_FILE).read_text(encoding="utf-8"))
 
 st.subheader("What would be published")
@@ -100,15 +87,22 @@ st.subheader("Push to a Hugging Face Space")
 space = st.text_input("Space (OWNER/NAME)", **ui.url_bound("space"))
 dataset = st.text_input("Details dataset (OWNER/NAME, optional)", **ui.url_bound("dataset"))
 # The token lives only in this browser session's widget state: never in the URL, logs or files.
+# The server's own token (HF_TOKEN or its saved login) serves only a viewer on this machine: a remote
+# viewer, admin or not, pushes with a token of their own.
+server_token_allowed = ui.viewer_is_local() and not settings.read_only()
 token = st.text_input(
     "Hugging Face token",
     type="password",
     key="hf_token",
-    help="Kept for this session only. Empty: HF_TOKEN or your saved login.",
+    help="Kept for this session only. "
+    + ("Empty: HF_TOKEN or your saved login." if server_token_allowed else "Required: a token with write access."),
 )
 private = st.checkbox("Private Space", key="private")
 dry_run = st.checkbox("Dry run: list what would change, commit nothing", value=True, key="dry_run")
 if st.button("Push", type="primary", disabled=not space):
+    if not token and not server_token_allowed:
+        st.error("Type a Hugging Face token with write access: this server's own token is not used for you.")
+        st.stop()
     try:
         result = push_space(preview, space, token or None, private, dry_run, dataset or None)
         if not dry_run:

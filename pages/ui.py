@@ -12,9 +12,9 @@ label is unavoidable it goes through :func:`md_escape`.
 
 from __future__ import annotations
 
-import hashlib
+import hmac
 import html
-import os
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,7 +26,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from memeval_core import leaderboard, sources
+from memeval_core import csvsafe, leaderboard, settings, tree
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
 from memeval_core.results import load_pmb_results, load_qa_results
@@ -74,53 +74,12 @@ class Loaded:
 
 def results_root() -> Path:
     """The results directory: ``$MEMEVAL_RESULTS`` or the project's ``results/`` (deliberately not the URL)."""
-    return sources.results_dir()
+    return settings.results_dir()
 
 
 def fingerprint(*dirs: Path | None) -> str:
-    """A cheap identity of the files under ``dirs``: SHA-256 over (path, size, mtime_ns) of every visible file.
-
-    Changes when a file is added, removed, rewritten or touched, so the cached load is redone; costs
-    one ``stat`` per file, so widget changes (which rerun the page) never re-read the JSON.
-    """
-    h = hashlib.sha256()
-    for d in dirs:
-        if d is None:
-            continue
-        h.update(f"dir\0{d}\0".encode())
-        if not d.is_dir():
-            h.update(b"missing\0")
-            continue
-        _hash_folder(h, str(d))
-    return h.hexdigest()
-
-
-def _hash_folder(h: Any, folder: str) -> None:
-    """(path, size, mtime_ns) of every visible file under ``folder`` into ``h``, sorted by name at each level.
-
-    ``os.scandir`` and plain strings rather than ``os.walk`` and ``Path``: this runs on every rerun, over a
-    thousand files at scale.
-    """
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return
-    subfolders = []
-    for entry in entries:
-        if entry.name.startswith("."):
-            # Hidden folders hold sync staging copies, which the loader ignores too.
-            continue
-        try:
-            # Like the loaders (os.walk), symlinked folders are not followed.
-            if entry.is_dir(follow_symlinks=False):
-                subfolders.append(entry.path)
-                continue
-            st_ = entry.stat()
-        except OSError:
-            continue
-        h.update(f"{entry.path}\0{st_.st_size}\0{st_.st_mtime_ns}\0".encode())
-    for sub in subfolders:
-        _hash_folder(h, sub)
+    """See :func:`memeval_core.tree.fingerprint`: widget changes (which rerun the page) never re-read the JSON."""
+    return tree.fingerprint(*dirs)
 
 
 # cache_resource, not cache_data: cache_data unpickles a fresh copy of the whole load on every rerun (seconds at
@@ -166,7 +125,7 @@ def load_current() -> Loaded:
     """Load the configured results directory (cached) and show its source and errors in the sidebar."""
     ensure_navigation()
     root = results_root()
-    fixtures = sources.fixtures_dir()
+    fixtures = settings.fixtures_dir()
     loaded = load(str(root), str(fixtures) if fixtures else None, fingerprint(root, fixtures))
     sidebar_source(loaded)
     return loaded
@@ -175,14 +134,14 @@ def load_current() -> Loaded:
 def sidebar_source(loaded: Loaded) -> None:
     """Sidebar: which results directory is read, what was found, and every load error (file, JSON path, message)."""
     with st.sidebar:
-        st.caption(f"Results directory (set with ${sources.RESULTS_ENV})")
-        st.code(loaded.results_dir, language=None, wrap_lines=True)
+        st.caption(f"Results directory (set with ${settings.RESULTS_ENV})")
+        st.code(shown_path(loaded.results_dir), language=None, wrap_lines=True)
         n_single = sum(r.identity.benchmark == "pmb-single-turn" for r in loaded.runs)
         n_session = len(loaded.runs) - n_single
         st.caption(f"{len(loaded.runs)} runs loaded: {n_single} single-turn, {n_session} session.")
         if loaded.fixture is not None:
             st.caption("Fixture")
-            st.code(loaded.fixture.source, language=None, wrap_lines=True)
+            st.code(shown_path(loaded.fixture.source), language=None, wrap_lines=True)
         if loaded.errors:
             n = len(loaded.errors)
             st.error(f"{n} file{'s' if n != 1 else ''} could not be loaded:")
@@ -194,6 +153,65 @@ def sidebar_source(loaded: Loaded) -> None:
                 st.text("\n".join(loaded.skipped))
 
 
+# --- Hosted mode: who may write, and what a remote viewer may see ---------------------------------
+
+ADMIN_KEY = "memeval-admin-token"
+"""Session-state key of the admin token a viewer typed (never in the URL)."""
+_PROXY_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-Ip")
+
+
+def viewer_is_local() -> bool:
+    """True when the viewer connects from this machine itself and not through a proxy.
+
+    A proxy on the same machine (as on a hosted Space) makes every visitor look local, so any forwarding
+    header makes the viewer remote. AppTest has no connection: it counts as local.
+    """
+    if isinstance(st.context.ip_address, str):  # None on localhost; AppTest's is a stand-in object
+        return False
+    headers = st.context.headers
+    return not any(headers.get(h) for h in _PROXY_HEADERS)
+
+
+def may_write() -> bool:
+    """Whether this viewer may use Upload and Publish: always, unless the app is read-only
+    (``MEMEVAL_READ_ONLY`` or an exported Space); then only after typing ``MEMEVAL_ADMIN_TOKEN``."""
+    if not settings.read_only():
+        return True
+    token = settings.admin_token()
+    typed = str(st.session_state.get(ADMIN_KEY) or "")
+    return token is not None and hmac.compare_digest(typed.encode(), token.encode())
+
+
+def admin_unlock() -> None:
+    """Sidebar: in a read-only app with an admin token configured, a password field that unlocks the write pages."""
+    if not settings.read_only() or settings.admin_token() is None:
+        return
+    with st.sidebar:
+        st.text_input(
+            "Admin token",
+            type="password",
+            key=ADMIN_KEY,
+            help="This app is read-only. The administrator's token unlocks Upload and Publish for this session.",
+        )
+
+
+def refuse_unless_writer(what: str) -> None:
+    """Stop the page (server-side) unless this viewer may write; says why."""
+    if may_write():
+        return
+    st.info(
+        f"This app is read-only: {what} is not available here. "
+        "Run memeval from a checkout (`make app`) to add runs or publish.",
+        icon=":material/lock:",
+    )
+    st.stop()
+
+
+def shown_path(path: str | Path) -> str:
+    """A server path as a page may show it: in full to a viewer on this machine, else only its last part."""
+    return str(path) if viewer_is_local() else Path(path).name or "."
+
+
 def url_bound(param: str) -> dict[str, Any]:
     """Widget keyword arguments that mirror the widget's value in the URL as ``?param=value``.
 
@@ -203,6 +221,47 @@ def url_bound(param: str) -> dict[str, Any]:
     label, so keep ``format_func`` the identity for readable links.
     """
     return {"key": param, "bind": "query-params"}
+
+
+SEED_MAX = 2**32 - 1
+"""Largest seed a page accepts (numpy takes any non-negative integer; links stay short)."""
+
+
+def number_param(label: str, param: str, default: int, low: int, high: int, **kwargs: Any) -> int:
+    """A whole-number input mirrored in the URL as ``?param=``; a link's value that is not a finite whole
+    number in [low, high] (``1e309``, ``inf``, ``-5``) is dropped with a visible note and the default used.
+
+    Not a bound widget: Streamlit's own binding raises on ``inf`` before a page could catch it.
+    """
+    raw = st.query_params.get(param)
+    start = default
+    if raw is not None:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value == int(value) and low <= value <= high:
+            start = int(value)
+        else:
+            del st.query_params[param]
+            st.warning(
+                f"Ignored the link's {param}={shown_text(raw)}: it must be a whole number from {low:,} to {high:,}. "
+                f"The default ({default:,}) is used instead.",
+                icon=":material/link_off:",
+            )
+    key = f"number-{param}"
+
+    def to_url() -> None:
+        set_url_value(param, int(st.session_state[key]), default)
+
+    chosen = st.number_input(label, min_value=low, max_value=high, value=start, key=key, on_change=to_url, **kwargs)
+    set_url_value(param, int(chosen), default)
+    return int(chosen)
+
+
+def shown_text(raw: str, limit: int = 40) -> str:
+    """Text from a URL or a file for a sentence: at most ``limit`` characters, Markdown-escaped."""
+    return md_escape(raw if len(raw) <= limit else raw[: limit - 1] + "…")
 
 
 def url_value(param: str, allowed: Sequence[T], default: T) -> T:
@@ -232,7 +291,7 @@ def sort_frame(df: pd.DataFrame, column: str | None, descending: bool) -> pd.Dat
 
 def frame_csv(df: pd.DataFrame) -> str:
     """CSV text of exactly ``df``: its columns in order, no index."""
-    return df.to_csv(index=False, lineterminator="\n")
+    return csvsafe.frame(df).to_csv(index=False, lineterminator="\n")
 
 
 def frame_json(df: pd.DataFrame) -> str:
@@ -314,14 +373,16 @@ def empty_state(loaded: Loaded) -> None:
     """
     root = Path(loaded.results_dir)
     st.info("No PrecisionMemBench results found in this results directory:", icon=":material/folder_off:")
-    st.code(str(root), language=None, wrap_lines=True)
+    st.code(shown_path(root), language=None, wrap_lines=True)
     if loaded.errors:
         st.warning("Some files there could not be loaded; the sidebar lists them.")
     st.markdown(
         "Download the public PrecisionMemBench fixtures and baseline reports from GitHub "
         f"into `{md_escape(str(root / 'precisionmembench'))}`:"
     )
-    if st.button("Download the public PMB baselines", key="sync-pmb", type="primary", icon=":material/download:"):
+    if not may_write():
+        st.caption("This app is read-only: its administrator adds results.")
+    elif st.button("Download the public PMB baselines", key="sync-pmb", type="primary", icon=":material/download:"):
         try:
             with st.spinner("Downloading the PMB fixtures and baseline reports…"):
                 res = sync(root)
@@ -470,7 +531,7 @@ def pct(value: float | None, digits: int = 4) -> str:
 
 from memeval_core.qa.ingest import LoadedRun  # noqa: E402  (kept with the QA helpers below)
 
-DATASETS_ENV = "MEMEVAL_DATASETS"
+DATASETS_ENV = settings.DATASETS_ENV
 """Environment variable naming a folder with ``locomo10.json``; unset: it is looked for under the results."""
 
 
@@ -496,8 +557,7 @@ class QaLoaded:
 
 def datasets_root() -> Path | None:
     """The datasets directory from ``$MEMEVAL_DATASETS`` (never the URL), or None."""
-    raw = os.environ.get(DATASETS_ENV)
-    return Path(raw).expanduser() if raw else None
+    return settings.datasets_dir()
 
 
 # cache_resource for the same reason as :func:`load`.
@@ -531,11 +591,11 @@ def load_qa_current() -> QaLoaded:
 def qa_sidebar(loaded: QaLoaded) -> None:
     """Sidebar: directories read, runs per benchmark, the LoCoMo join target, load errors and skipped files."""
     with st.sidebar:
-        st.caption(f"Results directory (set with ${sources.RESULTS_ENV})")
-        st.code(loaded.results_dir, language=None, wrap_lines=True)
+        st.caption(f"Results directory (set with ${settings.RESULTS_ENV})")
+        st.code(shown_path(loaded.results_dir), language=None, wrap_lines=True)
         if loaded.datasets_dir:
             st.caption(f"Datasets directory (${DATASETS_ENV})")
-            st.code(loaded.datasets_dir, language=None, wrap_lines=True)
+            st.code(shown_path(loaded.datasets_dir), language=None, wrap_lines=True)
         counts: dict[str, int] = {}
         for r in loaded.runs:
             counts[r.run.run.benchmark] = counts.get(r.run.run.benchmark, 0) + 1
@@ -543,7 +603,9 @@ def qa_sidebar(loaded: QaLoaded) -> None:
         if counts:
             st.text("\n".join(f"{b}: {n}" for b, n in counts.items()))
         st.caption("LoCoMo dataset (join target)")
-        st.code(loaded.locomo_source or "not found", language=None, wrap_lines=True)
+        st.code(
+            shown_path(loaded.locomo_source) if loaded.locomo_source else "not found", language=None, wrap_lines=True
+        )
         if loaded.n_disputed:
             st.caption(f"{loaded.n_disputed} disputed LoCoMo gold answers (locomo-audit errors.json).")
         if loaded.errors:
@@ -563,7 +625,7 @@ def qa_empty_state(loaded: QaLoaded) -> None:
         "No QA benchmark results (LoCoMo, LongMemEval, ...) found in this results directory:",
         icon=":material/folder_off:",
     )
-    st.code(loaded.results_dir, language=None, wrap_lines=True)
+    st.code(shown_path(loaded.results_dir), language=None, wrap_lines=True)
     if loaded.errors:
         st.warning("Some files there could not be loaded; the sidebar lists them.")
     st.markdown(

@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from memeval_core import leaderboard
+from memeval_core import leaderboard, settings
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.locomo import find_locomo
-from memeval_core.store import DEFAULT_MAX_BYTES, add_files
+from memeval_core.store import add_files
 from memeval_core.upload import preview, validate_any
 from pages import ui
 
 st.title("Upload runs")
-if os.environ.get("MEMEVAL_READ_ONLY") == "1":
-    st.info(
-        "This app runs read-only (a published Space): add runs with `python -m memeval_core add FILE` in a checkout."
-    )
-    st.stop()
+ui.refuse_unless_writer("uploading runs")
 
 loaded = ui.load_current()
 results = ui.results_root()
-max_mb = float(os.environ.get("MEMEVAL_MAX_UPLOAD_MB", DEFAULT_MAX_BYTES // (1024 * 1024)))
+max_mb = settings.limits().max_upload_bytes / settings.MB
 st.caption(
     "PMB reports, QA results of any supported format (mem0 eval, EverMemOS, MemoryBench, zep, cognitive-memory, "
     "mflow, memeval's own run format) are checked here first. Nothing is saved until you confirm; saving writes "

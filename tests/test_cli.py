@@ -67,7 +67,8 @@ def test_verify_exits_1_and_lists_mismatches() -> None:
         in p.stdout
     )
     assert "  - $.retrieval.passTypes.structural: stated 7, re-derived 8" in p.stdout
-    assert p.stdout.strip().splitlines()[-1] == "24 run(s) checked, 3 with mismatches, 0 file(s) not loaded"
+    assert p.stdout.strip().splitlines()[-1] == "24 run(s) checked, 3 with mismatches, 1 file(s) not loaded"
+    assert "providers.config.json: holds no per-question records" in p.stderr
 
 
 def test_verify_exits_0_on_a_clean_run(tmp_path: Path) -> None:
@@ -84,8 +85,43 @@ def test_bad_file_is_reported_on_stderr_and_others_still_print(tmp_path: Path) -
     (tmp_path / "retrieval-report-broken.json").write_text("")
     p = run_cli("leaderboard", "--results", str(tmp_path), "--fixtures", str(PMB_DIR / "fixtures"), "--format", "json")
     assert p.returncode == 0
-    assert "error: retrieval-report-broken.json: $: file is empty" in p.stderr
+    assert "1 file(s) not loaded:\n  retrieval-report-broken.json: file is empty" in p.stderr
     assert [r["provider"] for r in json.loads(p.stdout)] == ["tenure"]
+
+
+def test_a_folder_with_nothing_memeval_reads_says_so_and_fails(tmp_path: Path) -> None:
+    (tmp_path / "scores.json").write_text('[{"qid": "q1", "pred": "a", "ref": "a", "correct": 1}]')
+    (tmp_path / "summary.json").write_text('{"accuracy": 0.5}')
+    p = run_cli("leaderboard", "--results", str(tmp_path))
+    assert p.returncode == 2
+    assert "2 file(s) not loaded:" in p.stderr
+    assert "scores.json: not a result file of a known format (closest known format:" in p.stderr
+    assert "python -m memeval_core mapping scores.json" in p.stderr
+    assert "summary.json: holds no per-question records" in p.stderr
+    assert "error: nothing was loaded from" in p.stderr
+
+
+def test_mapping_writes_a_skeleton_that_loads_once_edited(tmp_path: Path) -> None:
+    rows = [{"qid": f"q{i}", "question": "?", "prediction": "a", "gold": "a", "correct": i % 2} for i in range(4)]
+    (tmp_path / "scores.json").write_text(json.dumps(rows))
+    p = run_cli("mapping", str(tmp_path / "scores.json"))
+    assert p.returncode == 0, p.stderr
+    skeleton = json.loads((tmp_path / "scores.mapping.json").read_text())
+    assert skeleton["file"] == "scores.json"
+    assert skeleton["fields"] == {
+        "question_id": "qid",
+        "question": "question",
+        "answer": "prediction",
+        "gold_answer": "gold",
+    }
+    assert skeleton["judges"] == [{"name": "correct", "field": "correct", "scale": "binary"}]
+    assert run_cli("mapping", str(tmp_path / "scores.json")).returncode == 2, "never overwrites"
+    skeleton.update(benchmark="longmemeval-s", system="mine")
+    (tmp_path / "scores.mapping.json").write_text(json.dumps(skeleton))
+    p = run_cli("leaderboard", "--results", str(tmp_path), "--kind", "qa", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    (row,) = json.loads(p.stdout)
+    assert row["system"] == "mine" and row["accuracy"] == 0.5
 
 
 def test_missing_results_dir(tmp_path: Path) -> None:

@@ -439,7 +439,8 @@ def run_page(app_dir: Path, results: Path, page: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def mixed_results(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A results folder of symlinks (nothing copied): PMB, the cognitive-memory QA runs and locomo10.json."""
+    """A temporary results folder with copies of PMB, the cognitive-memory QA runs and locomo10.json
+    (copies: links out of the results folder are not followed)."""
     root = tmp_path_factory.mktemp("mixed") / "results"
     for sub in ("precisionmembench", "cognitive-memory-benchmarks", "locomo/data/locomo10.json"):
         src = shared_data / sub
@@ -448,7 +449,7 @@ def mixed_results(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -
         for f in [src] if src.is_file() else sorted(p for p in src.rglob("*") if p.is_file()):
             dest = root / f.relative_to(shared_data)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.symlink_to(f.resolve())
+            shutil.copyfile(f, dest)
     return root
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from memeval_core import tree
 from memeval_core.errors import IngestError
 from memeval_core.qa.importers import generic
 from memeval_core.qa.importers._common import Source
@@ -79,7 +80,7 @@ def test_mapping_errors(tmp_path: Path) -> None:
     load = load_qa(_setup(tmp_path, {**MAPPING, "judges": []}))
     assert load.errors[0].file == "map.json" and load.errors[0].path == "$.judges"
     load = load_qa(_setup(tmp_path, {**MAPPING, "file": "nope.csv"}))
-    assert "not found" in load.errors[0].message
+    assert load.errors[0].message == tree.OUTSIDE  # the same sentence for a missing file as for one outside
     assert any(s.file == "rows.csv" for s in load.skipped)
 
 
@@ -88,7 +89,7 @@ def test_sniff() -> None:
     with pytest.raises(IngestError):
         from memeval_core.qa.importers._common import Source
 
-        generic.data_path(Source("m.json", "", {"memeval_mapping": 1}))
+        generic.data_path(Source("m.json", "", {"memeval_mapping": 1}), Path())
 
 
 def test_a_number_beyond_any_float_is_an_ingest_error() -> None:

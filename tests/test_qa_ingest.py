@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -101,27 +100,3 @@ def test_side_cars_are_listed_and_parsed_once_per_load(tmp_path: Path) -> None:
     settings = len('{"judge_model": "gpt-j", "top_k": 9}')
     assert cache.listings[config] == [("broken.json", 1), ("settings.json", settings)]
     assert cache.listings[f"{tmp_path}/sys/results/config"] == []  # looked for, not there
-
-
-def test_files_are_listed_in_os_walk_order_with_its_rules(tmp_path: Path) -> None:
-    from memeval_core.qa import ingest
-
-    for rel in ("b.json", "a.csv", "A.jsonl", ".hidden.json", "notes.txt", "z/b.json", "z/a.json", "a/x.json",
-                "a/.h/y.json", ".git/c.json", "dir.json/inner.json", "a/sub/deep.jsonl"):  # fmt: skip
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("{}")
-    (tmp_path / "linked").symlink_to(tmp_path / "z", target_is_directory=True)  # a link to a folder: not followed
-    (tmp_path / "l.json").symlink_to(tmp_path / "b.json")  # a link to a file: listed
-    (tmp_path / "broken.json").symlink_to(tmp_path / "missing.json")  # listed, with no size
-
-    def reference(root: Path) -> list[Path]:
-        out = []
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            out += [Path(dirpath) / n for n in sorted(filenames) if n.endswith(ingest.SUFFIXES) and n[0] != "."]
-        return out
-
-    listed = ingest._listed(tmp_path)
-    assert [rel for rel, _ in listed] == [p.relative_to(tmp_path).as_posix() for p in reference(tmp_path)]
-    assert dict(listed)["broken.json"] is None and dict(listed)["l.json"] == 2
-    assert [rel for rel, _ in listed][:5] == ["A.jsonl", "a.csv", "b.json", "broken.json", "l.json"]

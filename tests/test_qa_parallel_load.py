@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from _data import SHARED_DATA, require
 
+from memeval_core import tree
 from memeval_core import workers as worker_processes
 from memeval_core.qa import ingest, locomo
 from memeval_core.qa.ingest import QaLoad, load_qa
@@ -67,7 +68,7 @@ def test_tasks_are_folders_largest_first(tmp_path: Path, monkeypatch: pytest.Mon
     for folder, n in (("mid", 200), ("big", 400), ("tiny", 10), ("small", 50)):
         _write(tmp_path / folder / "run.json", _items(n))
     _write(tmp_path / "big" / "more.json", _items(5))
-    files = [(i, rel) for i, (rel, _) in enumerate(ingest._listed(tmp_path))]
+    files = [(i, e.rel) for i, e in enumerate(tree.walk(tmp_path, ingest.SUFFIXES).files)]
     monkeypatch.setenv(WORKERS_ENV, "3")
     assert ingest._plan_tasks(tmp_path, files)[:2] == ([files], 0)  # far below the size from which workers pay
     monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
@@ -81,7 +82,7 @@ def test_tasks_are_folders_largest_first(tmp_path: Path, monkeypatch: pytest.Mon
     assert n_workers == 2  # three processes in all
     # Files named like the LoCoMo dataset weigh nothing (every process parses it anyway): their folder goes last.
     (tmp_path / "big" / "run.json").rename(tmp_path / "big" / "locomo10.json")
-    files = [(i, rel) for i, (rel, _) in enumerate(ingest._listed(tmp_path))]
+    files = [(i, e.rel) for i, e in enumerate(tree.walk(tmp_path, ingest.SUFFIXES).files)]
     tasks, _, _ = ingest._plan_tasks(tmp_path, files)
     assert [t[0][1] for t in tasks] == ["mid/run.json", "small/run.json", "tiny/run.json", "big/locomo10.json"]
     monkeypatch.setenv(WORKERS_ENV, "1")

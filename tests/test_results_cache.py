@@ -209,26 +209,6 @@ def test_qa_results_are_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert calls == [1]
 
 
-def test_visible_files_follow_the_os_walk_order_without_hidden_or_linked_folders(tmp_path: Path) -> None:
-    from memeval_core.results import _visible_files
-
-    for rel in ("b.json", "a/z.json", "a/b/c.json", "a.json", ".hidden.json", ".git/x.json", "a/.h/y.json", "c/d.txt"):
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(rel)
-    (tmp_path / "linked").symlink_to(tmp_path / "a", target_is_directory=True)
-    (tmp_path / "a" / "dangling.json").symlink_to(tmp_path / "missing.json")
-    expected = []
-    for dirpath, dirnames, filenames in os.walk(tmp_path):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(n for n in filenames if not n.startswith(".")):
-            path = Path(dirpath) / name
-            if path.exists():
-                expected.append((path.relative_to(tmp_path).as_posix(), path.stat().st_size))
-    got = [(rel, st.st_size) for rel, st in _visible_files(tmp_path)]
-    assert got == expected
-    assert [rel for rel, _ in got] == ["a.json", "b.json", "a/z.json", "a/b/c.json", "c/d.txt"]
-
-
 def _pmb_same(a: PmbLoad, b: PmbLoad) -> None:
     assert leaderboard.rows(a.runs) == leaderboard.rows(b.runs)
     assert [r.cases for r in a.runs] == [r.cases for r in b.runs]

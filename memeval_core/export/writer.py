@@ -56,7 +56,7 @@ from memeval_core.pmb.snapshot import cases_table, write_snapshot
 from memeval_core.qa.ingest import QaLoad
 from memeval_core.qa.snapshot import write_qa_snapshot
 from memeval_core.results import load_pmb_results
-from memeval_core.sources import PROJECT_ROOT
+from memeval_core.settings import PROJECT_ROOT, SPACE_MARKER
 
 LEADERBOARD_FILE = "leaderboard.json"
 """Name of the leaderboard document inside an export."""
@@ -427,6 +427,10 @@ def _write_tree(
         write_qa_snapshot(qa.load, tmp / space.SNAPSHOT_DIR, results=results)
     (tmp / "README.md").write_text(space.readme(board, options, date), encoding="utf-8")
     (tmp / "Dockerfile").write_text(space.dockerfile(), encoding="utf-8")
+    # The Space is read-only by its own code, whatever environment it is started in.
+    (tmp / SPACE_MARKER).write_text(
+        "This file makes the memeval app in this folder read-only (no Upload, no Publish).\n", encoding="utf-8"
+    )
     (tmp / "requirements.txt").write_text(space.requirements(project_root), encoding="utf-8")
     for rel in space.app_files(project_root):
         dest = tmp / rel
@@ -508,6 +512,31 @@ def export(
         shutil.rmtree(tmp, ignore_errors=True)
         raise ExportError(f"{out}: export failed, nothing was changed: {exc}") from exc
     return ExportResult(out, board, files, tuple(problems))
+
+
+def scratch_root() -> Path:
+    """Where the app builds export previews: one folder per user under the system temp dir."""
+    return Path(tempfile.gettempdir()) / f"memeval-preview-{os.getuid()}"
+
+
+def preview_export(results: Path, fingerprint: str, root: Path | None = None) -> Path:
+    """The export of ``results`` in a scratch folder named by ``fingerprint``, built when absent.
+
+    Older previews (other fingerprints) are removed first, so the scratch space holds one export, not one
+    per change; raise :class:`ExportError` as :func:`export` does.
+    """
+    root = scratch_root() if root is None else root
+    if not re.fullmatch(r"[0-9a-f]{16,64}", fingerprint):
+        raise ValueError("the preview's fingerprint must be hexadecimal")
+    out = root / fingerprint[:32]
+    if (out / LEADERBOARD_FILE).is_file():
+        return out
+    root.mkdir(parents=True, exist_ok=True)
+    for old in root.iterdir():
+        if old.name != out.name:
+            shutil.rmtree(old, ignore_errors=True)
+    export(results, out)
+    return out
 
 
 # --------------------------------------------------------------------------------------------

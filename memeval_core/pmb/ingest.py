@@ -12,7 +12,6 @@ import hashlib
 import json
 import math
 import multiprocessing
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -25,7 +24,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from memeval_core import workers
+from memeval_core import settings, tree, workers
 from memeval_core.errors import IngestError, json_path
 from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
@@ -80,7 +79,10 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def parse_json_bytes(raw: bytes, rel: str) -> Any:
-    """Parse JSON bytes; raise :class:`IngestError` for empty, non-UTF-8 or invalid JSON (NaN included)."""
+    """Parse JSON bytes; raise :class:`IngestError` for empty, non-UTF-8, too deeply nested or invalid JSON
+    (NaN included)."""
+    if (deep := tree.too_deep(raw, settings.limits())) is not None:
+        raise IngestError(rel, "$", deep, "flatten the document; no result format nests this deep")
     try:
         # orjson is several times faster than json and, like the strict path below, rejects NaN and Infinity.
         return orjson.loads(raw[3:] if raw.startswith(_BOM) else raw)
@@ -166,12 +168,9 @@ def sniff(data: Any) -> Kind | None:
 
 
 def iter_json_files(root: Path) -> Iterator[Path]:
-    """Every ``*.json`` under root, sorted, skipping hidden files and folders."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if name.endswith(".json") and not name.startswith("."):
-                yield Path(dirpath) / name
+    """Every readable ``*.json`` under root in walk order (see :mod:`memeval_core.tree`; no limits)."""
+    for entry in tree.walk(root, (".json",)).files:
+        yield root / entry.rel
 
 
 def _validation_error(rel: str, exc: ValidationError, what: str) -> IngestError:
@@ -295,11 +294,26 @@ def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture, pool: StringPool | 
 
     ``pool``: the string pool shared by the runs of one load (a new one when None).
     """
-    return _scored(raw.rel, raw.sha256, _validated(raw, kind), fixture, pool)
+    return _scored(raw.rel, raw.sha256, _validated(raw, kind, fixture), fixture, pool)
 
 
-def _validated(raw: RawFile, kind: Kind) -> SingleTurnReport | SessionReport:
+OVERSIZE_FACTOR = 10
+"""A report listing more than this many times the fixture's entries is refused before validation: every
+entry beyond the fixture's repeats or is unknown, and validating a million bad entries costs gigabytes."""
+
+
+def _validated(raw: RawFile, kind: Kind, fixture: PmbFixture) -> SingleTurnReport | SessionReport:
     session = kind == "session-report"
+    expected = len(fixture.turn_by_key) if session else len(fixture.cases)
+    listed = len(raw.data["cases"])
+    if listed > OVERSIZE_FACTOR * max(expected, 1):
+        raise IngestError(
+            raw.rel,
+            "$.cases",
+            f"lists {listed:,} entries; the fixture has {expected:,} "
+            f"{'session turns' if session else 'cases'}, so most of them repeat or are unknown",
+            "check that the report and the fixture come from the same benchmark",
+        )
     report: SingleTurnReport | SessionReport = _validate(
         SessionReport if session else SingleTurnReport, raw, "session report" if session else "single-turn report"
     )
@@ -380,7 +394,7 @@ def _load_file(
                 )
             )
         try:
-            report = _validated(raw, kind)
+            report = _validated(raw, kind, fixture)
             sha256 = raw.sha256
             # Dropping the parsed JSON before scoring lets scoring reuse its (recently touched) memory.
             del raw
@@ -489,8 +503,10 @@ def _load_pmb(results: Path, fixtures: Path | None) -> PmbLoad:
     pool = StringPool()
     runs: list[PmbRun] = []
     report_errors: list[IngestError] = []
-    paths = list(iter_json_files(results))
-    rels = [p.relative_to(results).as_posix() for p in paths]
+    listing = tree.walk(results, (".json",), settings.limits())
+    errors.extend(IngestError(r.rel, "$", f"not read: {r.reason}", r.fix) for r in listing.refused)
+    rels = [e.rel for e in listing.files]
+    paths = [results / rel for rel in rels]
     for outcome in _outcomes(paths, rels, fixture, pool, fixture_files):
         if isinstance(outcome, PmbRun):
             table = outcome.table.recoded(pool)

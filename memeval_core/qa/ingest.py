@@ -30,10 +30,10 @@ from typing import Any, TypeVar
 
 import orjson
 
-from memeval_core import workers
+from memeval_core import settings, tree, workers
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import sniff as pmb_sniff
-from memeval_core.qa import locomo, publishable, slim
+from memeval_core.qa import locomo, publishable, shapes, slim
 from memeval_core.qa.getters import CATEGORY_OF, SCORED_OF
 from memeval_core.qa.importers import (
     cognitive_memory,
@@ -84,6 +84,12 @@ class Skipped:
     """Path relative to the results directory."""
     reason: str
     """Why it was left alone."""
+    fix: str = ""
+    """What to do to load it, when it can be loaded."""
+
+
+MAPPING_FIX = "describe it with a mapping file: `python -m memeval_core mapping {file}` writes one to edit"
+"""The fix offered for a file of an unknown shape."""
 
 
 @dataclass(frozen=True)
@@ -134,42 +140,6 @@ class QaLoad:
     """Canonical ids of LoCoMo questions with disputed gold answers (locomo-audit ``errors.json``), when found."""
 
 
-def _listed(root: Path) -> list[tuple[str, int | None]]:
-    """(POSIX path relative to root, size or None) of every candidate file under root, hidden ones skipped.
-
-    ``os.walk``'s order and rules (a folder's files, then its sub-folders, each by name; links to folders
-    not followed; unreadable folders skipped), on plain strings: pathlib would cost more than the listing.
-    """
-    out: list[tuple[str, int | None]] = []
-
-    def walk(directory: str, prefix: str) -> None:
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            return
-        folders = []
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
-                folders.append(entry)
-            elif entry.name.endswith(SUFFIXES) and not entry.name.startswith("."):
-                try:
-                    size: int | None = entry.stat().st_size
-                except OSError:
-                    size = None
-                out.append((prefix + entry.name, size))
-        for entry in folders:
-            if not entry.name.startswith(".") and not entry.is_symlink():
-                walk(entry.path, f"{prefix}{entry.name}/")
-
-    walk(str(root), "")
-    return out
-
-
 def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -191,6 +161,9 @@ def read_source(path: Path, rel: str, root_name: str = "", *, whole: bool = Fals
     if not raw or raw.isspace():  # isspace stops at the first other byte; strip() would copy the file
         raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
     sha = hashlib.sha256(raw).hexdigest()
+    limits = settings.limits()
+    if not rel.endswith(".csv") and (deep := tree.too_deep(raw, limits)) is not None:
+        raise IngestError(rel, "$", deep, "flatten the document; no result format nests this deep")
     if not rel.endswith((".csv", ".jsonl")):
         unmarked = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
         if not whole and (data := slim.decode(unmarked, SLIM_LAYOUTS)) is not None:
@@ -207,7 +180,7 @@ def read_source(path: Path, rel: str, root_name: str = "", *, whole: bool = Fals
     except UnicodeDecodeError as exc:
         raise IngestError(rel, "$", f"not UTF-8 text (bad byte at offset {exc.start})", "save as UTF-8") from exc
     if rel.endswith(".csv"):
-        return Source(rel, sha, list(csv.DictReader(io.StringIO(body))), root_name)
+        return Source(rel, sha, _csv_rows(body, rel, limits.max_csv_field_bytes), root_name)
     if rel.endswith(".jsonl"):
         rows = []
         for n, line in enumerate(body.splitlines(), start=1):
@@ -234,6 +207,19 @@ def read_source(path: Path, rel: str, root_name: str = "", *, whole: bool = Fals
     except RecursionError as exc:
         raise IngestError(rel, "$", "JSON nested too deeply", "flatten the document") from exc
     return Source(rel, sha, data, root_name)
+
+
+def _csv_rows(body: str, rel: str, max_field: int) -> list[dict[str, str]]:
+    """The rows of a CSV file as dicts; raise :class:`IngestError` naming the line of a malformed or overlong cell."""
+    previous = csv.field_size_limit(max_field)
+    reader = csv.DictReader(io.StringIO(body))
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        hint = "raise MEMEVAL_MAX_CSV_FIELD_KB" if "field larger" in str(exc) else "fix the CSV quoting"
+        raise IngestError(rel, f"line {reader.line_num}", f"not valid CSV: {exc}", hint) from exc
+    finally:
+        csv.field_size_limit(previous)
 
 
 # ------------------------------------------------------------------ sidecar metadata
@@ -294,7 +280,12 @@ def _listing(directory: str, cache: SidecarCache) -> list[tuple[str, int]]:
         hit = []
         try:
             with os.scandir(directory) as it:
-                entries = sorted((e.name, e) for e in it if e.name.endswith(".json"))
+                # Side-cars are only plain files: no links (which could point out of the results), no FIFOs.
+                entries = sorted(
+                    (e.name, e)
+                    for e in it
+                    if e.name.endswith(".json") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)
+                )
         except OSError:  # not a folder
             entries = []
         for name, entry in entries:
@@ -570,7 +561,7 @@ def _classify(
     for src in sources:
         data = src.data
         if data is _PMB_REPORT:
-            skipped.append(Skipped(src.rel, "not a QA result file of a known format"))
+            skipped.append(Skipped(src.rel, "a PrecisionMemBench report (the PMB loader reads it)"))
         elif locomo.is_locomo_dataset(data):
             skipped.append(Skipped(src.rel, "LoCoMo dataset (join target)"))
         elif is_disputed_list(data):
@@ -589,8 +580,16 @@ def _classify(
                     singles.append((src, load))
                     break
             else:
-                skipped.append(Skipped(src.rel, "not a QA result file of a known format"))
+                skipped.append(_unrecognised(src))
     return singles, grades, responses, mappings, disputed, skipped
+
+
+def _unrecognised(src: Source) -> Skipped:
+    """Why no importer took ``src``: the closest format and a mapping to write, when it holds records at all."""
+    if shapes.closest_format(src.data) is None:
+        return Skipped(src.rel, "holds no per-question records (a summary or configuration file)")
+    reason = f"not a result file of a known format ({shapes.describe(src.data)})"
+    return Skipped(src.rel, reason, MAPPING_FIX.format(file=src.rel))
 
 
 PARALLEL_MIN_BYTES: dict[workers.StartMethod, int] = {"fork": 16 * 2**20, "spawn": 64 * 2**20}
@@ -716,12 +715,13 @@ def load_qa_beside(results: Path, datasets: Path | None, side: Callable[[], T]) 
 
 
 def _load_qa(results: Path, datasets: Path | None, side: Callable[[], T] | None) -> tuple[QaLoad, tuple[T, ...]]:
-    listing = _listed(results)
-    files = [(i, rel) for i, (rel, _) in enumerate(listing)]
+    listing = tree.walk(results, SUFFIXES, settings.limits())
+    files = [(i, e.rel) for i, e in enumerate(listing.files)]
     root_name = results.resolve().name
-    tasks, n_workers, method = _plan_tasks(results, files, dict(listing))
+    tasks, n_workers, method = _plan_tasks(results, files, {e.rel: e.size for e in listing.files})
     context = _Context(results, root_name, _Dataset(datasets, results, tuple(rel for _, rel in files), root_name))
-    combine = partial(_combine, context, files, tasks)
+    refused = tuple(IngestError(r.rel, "$", f"not read: {r.reason}", r.fix) for r in listing.refused)
+    combine = partial(_combine, context, files, tasks, refused)
     if side is None or not n_workers:
         beside = () if side is None else (side(),)
         return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine), beside
@@ -743,14 +743,17 @@ def _combine(
     context: _Context,
     files: list[tuple[int, str]],
     shares: Sequence[Sequence[tuple[int, str]]],
+    refused: tuple[IngestError, ...],
     loads: list[_ShareLoad],
 ) -> QaLoad:
-    """The whole load from its shares: errors, skips and runs in the serial order, duplicates dropped, names."""
+    """The whole load from its shares: errors (files the walk refused first), skips and runs in the serial
+    order, duplicates dropped, names."""
     if len(shares) > 1 and _shares_interact(shares, loads):
         # A mapping or a side-car reached into another share's files: only the whole load sees both.
         loads = [_load_share(context, files)]
     ds, _, head = context.dataset.get()
-    errors = [*head, *(e for _, e in sorted((e for load in loads for e in load.errors), key=lambda ke: ke[0]))]
+    in_order = sorted((e for load in loads for e in load.errors), key=lambda ke: ke[0])
+    errors = [*refused, *head, *(e for _, e in in_order)]
     skipped = [s for _, s in sorted((s for load in loads for s in load.skipped), key=lambda ks: ks[0])]
     disputed = frozenset().union(*(load.disputed for load in loads))
     scored = sorted((r for load in loads for r in load.runs), key=lambda r: r.order)
@@ -897,24 +900,14 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
         for mapping in mappings:
             key = (2, number[mapping.rel])
             try:
-                target = generic.data_path(mapping)
+                target = generic.data_path(mapping, results)
+                consumed.add(target)
+                # A mapping may name any field, the bulky ones too.
+                data_src = by_rel.get(target) or read_source(results / target, target, context.root_name, whole=True)
+                if data_src.slim:
+                    data_src = read_source(results / target, target, context.root_name, whole=True)
             except IngestError as exc:
                 errors.append((key, exc))
-                continue
-            consumed.add(target)
-            if target in by_rel and not by_rel[target].slim:
-                data_src = by_rel[target]
-            elif (results / target).is_file():
-                try:
-                    # A mapping may name any field, the bulky ones too.
-                    data_src = read_source(results / target, target, context.root_name, whole=True)
-                except IngestError as exc:
-                    errors.append((key, exc))
-                    continue
-            else:
-                errors.append(
-                    (key, IngestError(mapping.rel, "$.file", f"data file {target} not found", "fix the mapping's file"))
-                )
                 continue
             run_importer(key, mapping.rel, partial(generic.load, mapping, data_src))
 

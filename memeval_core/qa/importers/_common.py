@@ -229,11 +229,21 @@ def build_run(src: Source, meta: dict[str, Any], questions: list[dict[str, Any]]
         # Name the field within its record (``$.answer``), as validating each record on its own does.
         loc = loc[1:] if loc[:1] == ["run"] else loc[2:] if loc[:1] == ["questions"] else loc
         fail(src, loc, f"{err['msg']}", "the importer could not map this value")
-    ids = [q.question_id for q in run.questions]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        fail(src, [], f"question id {dup!r} appears more than once", "each question may appear once per run")
+    check_unique_ids(src, run)
     return run
+
+
+def check_unique_ids(src: Source, run: QaRun, where: Sequence[str] = ("questions",), first: int = 0) -> None:
+    """Raise an :class:`IngestError` at the second occurrence of a repeated question id (one pass, a set).
+
+    ``where`` and ``first``: the JSON path of the question list and the index of its first question there.
+    """
+    seen: set[str] = set()
+    for i, q in enumerate(run.questions, start=first):
+        if q.question_id in seen:
+            fail(src, [*where, i, "question_id"], f"question id {q.question_id!r} appears more than once",
+                 "each question may appear once per run")  # fmt: skip
+        seen.add(q.question_id)
 
 
 _GENERIC_DIRS = re.compile(

@@ -21,14 +21,16 @@ are required. Judges read ``true/false``/``0/1`` (``binary``), 0..5 (``rubric-0-
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from memeval_core import tree
 from memeval_core.qa.importers._common import Source, binary_verdict, build_run, fail, graded_verdict
 from memeval_core.qa.models import QaRun, RunMeta
 
 FORMAT = "generic"
 _SCALES = ("binary", "rubric-0-5", "unit")
+_DATA_SUFFIXES = (".csv", ".json", ".jsonl")
 _STR_FIELDS = ("question_id", "question", "conversation", "category", "category_name", "kind", "gold_answer", "answer")
 _FLOAT_FIELDS = ("latency_ms", "retrieval_latency_ms", "mpa", "faa")
 _INT_FIELDS = ("question_index", "tokens")
@@ -42,12 +44,21 @@ def sniff(data: Any, path: str) -> bool:
     return isinstance(data, dict) and "memeval_mapping" in data
 
 
-def data_path(mapping: Source) -> str:
-    """The data file the mapping names, relative to the results directory (POSIX)."""
+def data_path(mapping: Source, root: Path) -> str:
+    """The data file the mapping names, relative to the results directory ``root`` (POSIX).
+
+    The file must be a regular file inside ``root``, named by a path relative to the mapping; any other
+    name is refused with the same sentence whether or not it exists (see :func:`memeval_core.tree.confine`).
+    """
     file = mapping.data.get("file")
     if not isinstance(file, str) or not file:
         fail(mapping, ["file"], "the mapping must name its data file", 'add "file": "<rows.csv|.json|.jsonl>"')
-    return (PurePosixPath(mapping.rel).parent / file).as_posix()
+    if not file.endswith(_DATA_SUFFIXES):
+        fail(mapping, ["file"], "the data file must be a .csv, .json or .jsonl file", "point it at the rows file")
+    try:
+        return tree.confine(root, file, PurePosixPath(mapping.rel).parent.as_posix())[1]
+    except tree.RefusedPathError as exc:
+        fail(mapping, ["file"], str(exc), "put the data file in the results directory, beside the mapping")
 
 
 def _rows(mapping: Source, data: Source) -> list[Any]:

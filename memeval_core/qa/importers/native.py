@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from memeval_core.qa.importers._common import Source, fail
+from memeval_core.qa.importers._common import Source, check_unique_ids, fail
 from memeval_core.qa.models import QaRun
 
 FORMAT = "memeval"
@@ -38,9 +38,7 @@ def load(src: Source) -> list[QaRun]:
         elif jsonl:
             loc = [0, *loc]
         fail(src, loc, f"{err['msg']}", "see docs/QA_RUN_FORMAT.md and docs/qa-run.schema.json")
-    ids = [q.question_id for q in run.questions]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        fail(src, [], f"question id {dup!r} appears more than once", "each question may appear once per run")
+    # JSON Lines: the first question is the file's second record.
+    check_unique_ids(src, run, (), 1) if jsonl else check_unique_ids(src, run)
     meta = run.run.model_copy(update={"source_file": src.rel, "source_sha256": src.sha256})
     return [run.model_copy(update={"run": meta})]

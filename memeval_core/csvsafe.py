@@ -1,0 +1,38 @@
+"""CSV cells that a spreadsheet would run as a formula are made inert (OWASP's CSV injection advice).
+
+A text cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading
+apostrophe, which spreadsheets show as text. Numbers stay numbers (``-2`` as a number is untouched; the
+text ``"-2+3"`` is not). Column names are treated like cells: pivots make provider names into headers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet may read as the start of a formula."""
+
+
+def cell(value: Any) -> Any:
+    """``value``, with an apostrophe in front when it is text a spreadsheet would run as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def rows(flat_rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Flat rows with every key and value passed through :func:`cell`."""
+    return [{cell(k): cell(v) for k, v in r.items()} for r in flat_rows]
+
+
+def frame(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` with every text cell and column name passed through :func:`cell`."""
+    out = df.copy()
+    out.columns = [cell(c) for c in out.columns]
+    for i, dtype in enumerate(out.dtypes):
+        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
+            out.isetitem(i, [cell(v) for v in out.iloc[:, i]])
+    return out

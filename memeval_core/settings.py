@@ -1,0 +1,145 @@
+"""Every ``MEMEVAL_*`` environment variable, read in this one module, the same for the CLI and the app.
+
+A value that cannot be read (``MEMEVAL_MAX_FILES=lots``) raises :class:`SettingsError` naming the variable;
+nothing falls back silently to a default the user did not choose.
+
+| variable | meaning | default |
+|---|---|---|
+| ``MEMEVAL_RESULTS`` | results directory | ``results/`` |
+| ``MEMEVAL_FIXTURES`` | PMB fixtures directory | found under the results |
+| ``MEMEVAL_DATASETS`` | where ``locomo10.json`` lies | found under the results |
+| ``MEMEVAL_READ_ONLY`` | ``1``: hosted mode (no Upload, no Publish) | off; forced on in an exported Space |
+| ``MEMEVAL_ADMIN_TOKEN`` | unlocks the write pages of a read-only app for whoever types it | none |
+| ``MEMEVAL_MAX_FILE_MB`` | largest result file read | 256 |
+| ``MEMEVAL_MAX_TOTAL_MB`` | all result files together | 4096 |
+| ``MEMEVAL_MAX_FILES`` | result files read | 50000 |
+| ``MEMEVAL_MAX_JSON_DEPTH`` | deepest JSON nesting accepted | 64 |
+| ``MEMEVAL_MAX_ERRORS_PER_FILE`` | problems listed per file before "and N more" | 20 |
+| ``MEMEVAL_MAX_CSV_FIELD_KB`` | longest CSV cell | 1024 |
+| ``MEMEVAL_MAX_UPLOAD_MB`` | largest uploaded file | 200 |
+| ``MEMEVAL_UPLOAD_QUOTA_MB`` | all uploaded files together (``uploads/``) | 2048 |
+| ``MEMEVAL_EXPORT_DIR`` | the last published export | ``hf_export/`` |
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+"""The checkout (or the exported Space) this code runs from."""
+DEFAULT_RESULTS = PROJECT_ROOT / "results"
+RESULTS_ENV = "MEMEVAL_RESULTS"
+FIXTURES_ENV = "MEMEVAL_FIXTURES"
+DATASETS_ENV = "MEMEVAL_DATASETS"
+READ_ONLY_ENV = "MEMEVAL_READ_ONLY"
+ADMIN_TOKEN_ENV = "MEMEVAL_ADMIN_TOKEN"
+EXPORT_DIR_ENV = "MEMEVAL_EXPORT_DIR"
+SPACE_MARKER = "MEMEVAL_SPACE"
+"""A file of this name beside ``app.py`` makes the app read-only whatever its environment (an export writes it)."""
+MB = 1024 * 1024
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value memeval cannot use."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one load or upload may cost; each limit is stated in the README and set by its variable."""
+
+    max_file_bytes: int = 256 * MB
+    """Largest result file read (``MEMEVAL_MAX_FILE_MB``); a larger one is refused with its size."""
+    max_total_bytes: int = 4096 * MB
+    """All result files of one directory together (``MEMEVAL_MAX_TOTAL_MB``); files past it are refused."""
+    max_files: int = 50_000
+    """Result files read from one directory (``MEMEVAL_MAX_FILES``); the rest are refused."""
+    max_json_depth: int = 64
+    """Deepest nesting of arrays and objects in a JSON file (``MEMEVAL_MAX_JSON_DEPTH``)."""
+    max_errors_per_file: int = 20
+    """Problems listed for one file before the rest are only counted (``MEMEVAL_MAX_ERRORS_PER_FILE``)."""
+    max_csv_field_bytes: int = 1024 * 1024
+    """Longest cell of a CSV file (``MEMEVAL_MAX_CSV_FIELD_KB``)."""
+    max_upload_bytes: int = 200 * MB
+    """Largest file one upload or ``add`` accepts (``MEMEVAL_MAX_UPLOAD_MB``)."""
+    upload_quota_bytes: int = 2048 * MB
+    """All files under the results directory's ``uploads/`` together (``MEMEVAL_UPLOAD_QUOTA_MB``)."""
+
+
+def _number(env: Mapping[str, str], name: str, default: float, *, scale: int = 1) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return int(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise SettingsError(f"{name}={raw!r} must be a positive number")
+    return max(1, int(value * scale))
+
+
+def limits(env: Mapping[str, str] | None = None) -> Limits:
+    """The limits in force: each variable that is set, else its default."""
+    env = os.environ if env is None else env
+    d = Limits()
+    return Limits(
+        max_file_bytes=_number(env, "MEMEVAL_MAX_FILE_MB", d.max_file_bytes, scale=MB),
+        max_total_bytes=_number(env, "MEMEVAL_MAX_TOTAL_MB", d.max_total_bytes, scale=MB),
+        max_files=_number(env, "MEMEVAL_MAX_FILES", d.max_files),
+        max_json_depth=_number(env, "MEMEVAL_MAX_JSON_DEPTH", d.max_json_depth),
+        max_errors_per_file=_number(env, "MEMEVAL_MAX_ERRORS_PER_FILE", d.max_errors_per_file),
+        max_csv_field_bytes=_number(env, "MEMEVAL_MAX_CSV_FIELD_KB", d.max_csv_field_bytes, scale=1024),
+        max_upload_bytes=_number(env, "MEMEVAL_MAX_UPLOAD_MB", d.max_upload_bytes, scale=MB),
+        upload_quota_bytes=_number(env, "MEMEVAL_UPLOAD_QUOTA_MB", d.upload_quota_bytes, scale=MB),
+    )
+
+
+def results_dir(flag: str | os.PathLike[str] | None = None) -> Path:
+    """The results directory: ``--results`` if given, else ``$MEMEVAL_RESULTS``, else ``results/``."""
+    chosen = flag or os.environ.get(RESULTS_ENV) or DEFAULT_RESULTS
+    return Path(chosen).expanduser()
+
+
+def fixtures_dir(flag: str | os.PathLike[str] | None = None) -> Path | None:
+    """An explicit fixtures directory (``--fixtures`` or ``$MEMEVAL_FIXTURES``); None: find it under results."""
+    chosen = flag or os.environ.get(FIXTURES_ENV)
+    return Path(chosen).expanduser() if chosen else None
+
+
+def datasets_dir(flag: str | os.PathLike[str] | None = None) -> Path | None:
+    """An explicit datasets directory (``--datasets`` or ``$MEMEVAL_DATASETS``); None: look under results."""
+    chosen = flag or os.environ.get(DATASETS_ENV, "").strip()
+    return Path(chosen).expanduser() if chosen else None
+
+
+def export_dir() -> Path:
+    """Where the last export lives: ``$MEMEVAL_EXPORT_DIR``, else ``hf_export/``."""
+    chosen = os.environ.get(EXPORT_DIR_ENV, "").strip()
+    return Path(chosen).expanduser() if chosen else PROJECT_ROOT / "hf_export"
+
+
+def is_space(project_root: Path = PROJECT_ROOT) -> bool:
+    """True when this code runs from an exported Space (its marker file lies beside ``app.py``)."""
+    return (project_root / SPACE_MARKER).is_file()
+
+
+def read_only(env: Mapping[str, str] | None = None, project_root: Path = PROJECT_ROOT) -> bool:
+    """Hosted mode: ``MEMEVAL_READ_ONLY`` is set to a true value, or this is an exported Space (always)."""
+    env = os.environ if env is None else env
+    flag = env.get(READ_ONLY_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return flag or is_space(project_root)
+
+
+def admin_token(env: Mapping[str, str] | None = None) -> str | None:
+    """The token that unlocks the write pages of a read-only app, when one is set (at least 16 characters)."""
+    env = os.environ if env is None else env
+    token = env.get(ADMIN_TOKEN_ENV, "").strip()
+    if not token:
+        return None
+    if len(token) < 16:
+        raise SettingsError(f"{ADMIN_TOKEN_ENV} must be at least 16 characters long")
+    return token
