@@ -32,7 +32,14 @@ def main_export(args: argparse.Namespace) -> int:
     overrides = {k: v for k, v in (("title", args.title), ("license", args.license)) if v}
     options = SpaceOptions(**overrides)
     try:
-        result = export(root, out, fixtures_dir(args.fixtures), allow_errors=args.allow_errors, options=options)
+        result = export(
+            root,
+            out,
+            fixtures_dir(args.fixtures),
+            allow_errors=args.allow_errors,
+            options=options,
+            include_text=args.include_text,
+        )
     except (ExportError, ValueError) as exc:
         print(f"error: export failed, {out} is unchanged: {exc}", file=sys.stderr)
         return 1
@@ -85,6 +92,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--license", help="license id in the Space's front matter (default: mit)")
     p.add_argument(
         "--allow-errors", action="store_true", help="export without the input files that fail to load (listed)"
+    )
+    p.add_argument(
+        "--include-text",
+        action="store_true",
+        help="put question and answer text under a non-commercial or unknown licence into the details too",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="list every exported file with its size")
     p.set_defaults(func=main_export)

@@ -14,7 +14,6 @@ nothing falls back silently to a default the user did not choose.
 | ``MEMEVAL_MAX_TOTAL_MB`` | all result files together | 4096 |
 | ``MEMEVAL_MAX_FILES`` | result files read | 50000 |
 | ``MEMEVAL_MAX_JSON_DEPTH`` | deepest JSON nesting accepted | 64 |
-| ``MEMEVAL_MAX_ERRORS_PER_FILE`` | problems listed per file before "and N more" | 20 |
 | ``MEMEVAL_MAX_CSV_FIELD_KB`` | longest CSV cell | 1024 |
 | ``MEMEVAL_MAX_UPLOAD_MB`` | largest uploaded file | 200 |
 | ``MEMEVAL_UPLOAD_QUOTA_MB`` | all uploaded files together (``uploads/``) | 2048 |
@@ -59,8 +58,6 @@ class Limits:
     """Result files read from one directory (``MEMEVAL_MAX_FILES``); the rest are refused."""
     max_json_depth: int = 64
     """Deepest nesting of arrays and objects in a JSON file (``MEMEVAL_MAX_JSON_DEPTH``)."""
-    max_errors_per_file: int = 20
-    """Problems listed for one file before the rest are only counted (``MEMEVAL_MAX_ERRORS_PER_FILE``)."""
     max_csv_field_bytes: int = 1024 * 1024
     """Longest cell of a CSV file (``MEMEVAL_MAX_CSV_FIELD_KB``)."""
     max_upload_bytes: int = 200 * MB
@@ -91,7 +88,6 @@ def limits(env: Mapping[str, str] | None = None) -> Limits:
         max_total_bytes=_number(env, "MEMEVAL_MAX_TOTAL_MB", d.max_total_bytes, scale=MB),
         max_files=_number(env, "MEMEVAL_MAX_FILES", d.max_files),
         max_json_depth=_number(env, "MEMEVAL_MAX_JSON_DEPTH", d.max_json_depth),
-        max_errors_per_file=_number(env, "MEMEVAL_MAX_ERRORS_PER_FILE", d.max_errors_per_file),
         max_csv_field_bytes=_number(env, "MEMEVAL_MAX_CSV_FIELD_KB", d.max_csv_field_bytes, scale=1024),
         max_upload_bytes=_number(env, "MEMEVAL_MAX_UPLOAD_MB", d.max_upload_bytes, scale=MB),
         upload_quota_bytes=_number(env, "MEMEVAL_UPLOAD_QUOTA_MB", d.upload_quota_bytes, scale=MB),

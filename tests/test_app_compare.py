@@ -318,3 +318,12 @@ def test_locomo_default_pair_and_category_5_refusal(all_data: Path) -> None:
     message = next(c.value for c in at.code if "cannot pair" in c.value)
     assert "supermemory scores category 5 (adversarial) and zep does not score it" in message
     assert not at.metric
+
+
+@pytest.mark.parametrize(
+    ("param", "value"), [("seed", "1e309"), ("resamples", "inf"), ("seed", "-5"), ("resamples", "x")]
+)
+def test_bad_numbers_in_the_link_are_ignored_with_a_note(param: str, value: str) -> None:
+    at = run_app(**{param: value})
+    assert any(f"Ignored the link's {param}=" in w.value and "The default" in w.value for w in at.warning)
+    assert param not in at.query_params

@@ -499,3 +499,16 @@ def test_space_shows_the_qa_runs_of_a_pmb_and_qa_export(
     space_judges = run_page(a.out, snapshot, "pages/judges.py")
     main_judges = run_page(ROOT, mixed_results, "pages/judges.py")
     assert space_judges["frames"] and space_judges["frames"] == main_judges["frames"]
+
+
+def test_preview_export_keeps_one_scratch_export(mixed_results: Path, tmp_path: Path) -> None:
+    from memeval_core.export.writer import preview_export
+
+    scratch = tmp_path / "scratch"
+    first = preview_export(mixed_results, "a" * 64, scratch)
+    assert (first / "leaderboard.json").is_file()
+    assert preview_export(mixed_results, "a" * 64, scratch) == first, "the same state reuses its export"
+    second = preview_export(mixed_results, "b" * 64, scratch)
+    assert [p.name for p in scratch.iterdir()] == [second.name], "older previews are removed"
+    with pytest.raises(ValueError, match="hexadecimal"):
+        preview_export(mixed_results, "../../etc", scratch)

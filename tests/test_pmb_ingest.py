@@ -285,3 +285,17 @@ def test_a_load_leaves_the_garbage_collector_as_it_found_it(pmb: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_an_oversized_report_is_refused_before_validation(results_with) -> None:  # type: ignore[no-untyped-def]
+    def million(doc: dict) -> None:  # type: ignore[type-arg]
+        doc["cases"] = [{}] * 1_000_000
+
+    err = _only_error(results_with(mutate=million))
+    assert err.path == "$.cases"
+    assert err.message.startswith("lists 1,000,000 entries; the fixture has 77 cases")
+
+
+def test_a_deeply_nested_report_is_refused(results_with) -> None:  # type: ignore[no-untyped-def]
+    err = _only_error(results_with('{"provider": "x", "cases": [], "extra": ' + "[" * 500 + "]" * 500 + "}"))
+    assert err.message == "JSON nested 501 levels deep, above the limit of 64 (MEMEVAL_MAX_JSON_DEPTH)"

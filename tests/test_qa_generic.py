@@ -95,3 +95,27 @@ def test_sniff() -> None:
 def test_a_number_beyond_any_float_is_an_ingest_error() -> None:
     with pytest.raises(IngestError, match=r"\$\.rows\[0\]\.latency: expected a number, got an integer too large"):
         generic._parse_number(Source("m.json", "0" * 64, None), 10**400, ["rows", 0, "latency"])
+
+
+def test_an_overlong_csv_cell_is_one_files_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    long_cell = "x" * 200_000  # above the csv module's own default limit (131,072), below memeval's (1 MiB)
+    assert len(load_qa(_setup(tmp_path, MAPPING, CSV.replace("psychology", long_cell))).runs) == 1
+    monkeypatch.setenv("MEMEVAL_MAX_CSV_FIELD_KB", "64")
+    _setup(tmp_path, MAPPING, CSV.replace("psychology", long_cell))
+    run = {"schema_version": 1, "run": {"benchmark": "longmemeval-s", "system": "ok"},
+           "questions": [{"benchmark": "longmemeval-s", "question_id": "q", "answer": "a",
+                          "verdicts": [{"judge": "j", "score": 1, "scale": "binary"}]}]}  # fmt: skip
+    (tmp_path / "ok.json").write_text(json.dumps(run))
+    load = load_qa(tmp_path)
+    (err,) = load.errors
+    assert err.file == "rows.csv" and err.path == "line 4" and "field larger than field limit" in err.message
+    assert [r.run.run.system for r in load.runs] == ["ok"]
+
+
+def test_a_repeated_question_id_is_found_in_one_pass(tmp_path: Path) -> None:
+    questions = [{"benchmark": "longmemeval-s", "question_id": f"q{i % 20_000}", "answer": "a",
+                  "verdicts": [{"judge": "j", "score": 1, "scale": "binary"}]} for i in range(40_000)]  # fmt: skip
+    run = {"schema_version": 1, "run": {"benchmark": "longmemeval-s", "system": "dup"}, "questions": questions}
+    (tmp_path / "dup.json").write_text(json.dumps(run))
+    (err,) = load_qa(tmp_path).errors
+    assert (err.path, err.message) == ("$.questions[20000].question_id", "question id 'q0' appears more than once")

@@ -127,3 +127,12 @@ def test_same_bytes_added_concurrently_are_stored_once(tmp_path: Path) -> None:
         t.join()
     assert sorted(outcomes) == ["duplicate"] * 7 + ["stored"]
     assert [p.name for p in (tmp_path / "uploads").iterdir()] == ["r.json"]
+
+
+def test_upload_quota(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVAL_UPLOAD_QUOTA_MB", "0.001")  # 1,048 bytes
+    a, b = (json.dumps({"x": c * 600}).encode() for c in "ab")
+    out = add_files(tmp_path, [("a.json", a), ("b.json", b)], accept)
+    assert [r.status for r in out] == ["stored", "rejected"]
+    assert "MEMEVAL_UPLOAD_QUOTA_MB" in str(out[1].error)
+    assert [p.name for p in (tmp_path / "uploads").iterdir()] == ["a.json"]

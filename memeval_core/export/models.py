@@ -74,6 +74,9 @@ class InputFile(ExportModel):
     """SHA-256 of the file's bytes."""
     role: Literal["pmb-fixture", "pmb-report", "qa-run"]
     """What the file is: a PMB fixture file, a PMB report, or a QA run result file."""
+    license: str = "unknown"
+    """SPDX id of the licence stated nearest the file (a LICENSE file or PROVENANCE.md at or above its folder),
+    ``unknown`` when none is recognised (see memeval_core.licences)."""
 
     @field_validator("path")
     @classmethod
@@ -248,6 +251,9 @@ class Leaderboard(ExportModel):
     """Every input file, sorted by role then path."""
     tables: list[Table]
     """One table per benchmark: PMB single-turn, PMB session, then QA benchmarks by id."""
+    text_withheld: dict[str, list[str]] = Field(default_factory=dict)
+    """QA benchmarks whose details leave question, gold-answer and answer text empty, each with the licences
+    (non-commercial or unknown) that keep it out; ``export --include-text`` puts it in."""
 
     @model_validator(mode="before")
     @classmethod

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memeval_core import licences
 from memeval_core.export.models import Leaderboard, PmbTable, QaTable
 
 APP_PORT = 8501
@@ -43,8 +44,9 @@ class SpaceOptions:
     """Gradient end colour of the Space card."""
     short_description: str = "Memory-system benchmarks, re-scored from raw results"
     """One line on the Space card (at most 60 characters)."""
-    license: str = "mit"
-    """License id of the Space (the PMB data and its fixtures are MIT)."""
+    license: str | None = None
+    """License id of the Space and the details dataset; None: the one licence all inputs share, else ``other``
+    (see :func:`memeval_core.licences.card_licence`)."""
     tags: tuple[str, ...] = ("leaderboard", "memory", "llm", "benchmark", "precisionmembench")
     """Space tags; ``leaderboard`` first so the Space is listed among leaderboards."""
 
@@ -133,7 +135,33 @@ def _qa_summary(table: QaTable, top: int) -> list[str]:
     return _markdown_table(head, body)
 
 
-def _front_matter(options: SpaceOptions) -> list[str]:
+def card_licence(board: Leaderboard, options: SpaceOptions) -> str:
+    """The ``license:`` of the cards: as the options say, else derived from the inputs' licences."""
+    return options.license or licences.card_licence({f.license for f in board.inputs})
+
+
+def licence_section(board: Leaderboard) -> list[str]:
+    """Markdown: the licence of every input file, grouped, and which text the details leave out."""
+    by_licence: dict[str, list[str]] = {}
+    for f in board.inputs:
+        by_licence.setdefault(f.license, []).append(f.path)
+    lines = ["## Licences", "", "Each input keeps its own licence; the numbers derived here follow them.", ""]
+    lines += _markdown_table(
+        ["licence", "files", "examples"],
+        [
+            [md_code(lic), str(len(paths)), ", ".join(md_code(p) for p in paths[:3]) + (" …" if len(paths) > 3 else "")]
+            for lic, paths in sorted(by_licence.items())
+        ],
+    )
+    if board.text_withheld:
+        lines += ["", "Question, gold-answer and answer text is left out of the details of:"]
+        lines += [f"- {md_code(b)} ({', '.join(found)})" for b, found in board.text_withheld.items()]
+        lines.append("Export with `--include-text` to include it where its licence allows your use.")
+    lines.append("")
+    return lines
+
+
+def _front_matter(options: SpaceOptions, licence: str) -> list[str]:
     # Strings as JSON literals: valid YAML scalars whatever characters they hold.
     def q(s: str) -> str:
         return json.dumps(s, ensure_ascii=False)
@@ -147,7 +175,7 @@ def _front_matter(options: SpaceOptions) -> list[str]:
         "sdk: docker",
         f"app_port: {APP_PORT}",
         f"short_description: {q(options.short_description)}",
-        f"license: {options.license}",
+        f"license: {licence}",
         "tags:",
         *(f"  - {q(t)}" for t in options.tags),
         "pinned: false",
@@ -160,7 +188,7 @@ _TITLES = {"pmb-single-turn": "PrecisionMemBench, single-turn", "pmb-session": "
 
 def readme(board: Leaderboard, options: SpaceOptions, date: dt.date, top: int = TOP_ROWS) -> str:
     """The Space README: front matter, then the top of every table, the date, the fingerprint, how to reproduce."""
-    lines = [*_front_matter(options), "", f"# {options.title}", ""]
+    lines = [*_front_matter(options, card_licence(board, options)), "", f"# {options.title}", ""]
     lines += [
         "Every number below is re-derived by memeval from the raw per-case results",
         "of each run; a run is *verified* when everything its report states matches the re-derived value.",
@@ -192,6 +220,7 @@ def readme(board: Leaderboard, options: SpaceOptions, date: dt.date, top: int = 
         f"- `{SNAPSHOT_DIR}/`: what the app reads (PMB fixture, runs and re-derived cases; QA runs in memeval's"
         " run format), no raw reports needed.",
         "",
+        *licence_section(board),
         "## Reproduce",
         "",
         "Put the input files listed under `inputs` in `leaderboard.json` (same relative paths, same SHA-256)",
@@ -275,7 +304,8 @@ def app_files(project_root: Path) -> list[str]:
 def dataset_card(board: Leaderboard, space: str | None, options: SpaceOptions) -> str:
     """README of the details dataset: one config per benchmark over ``data/<benchmark>.parquet``."""
     benchmarks = [t.benchmark for t in board.tables]
-    lines = ["---", f"license: {options.license}", "tags:", *(f"  - {json.dumps(t)}" for t in options.tags)]
+    licence = card_licence(board, options)
+    lines = ["---", f"license: {licence}", "tags:", *(f"  - {json.dumps(t)}" for t in options.tags)]
     lines.append("configs:")
     for b in benchmarks:
         lines += [f"  - config_name: {json.dumps(b)}", f"    data_files: {json.dumps(f'data/{b}.parquet')}"]
@@ -289,5 +319,5 @@ def dataset_card(board: Leaderboard, space: str | None, options: SpaceOptions) -
     ]
     if space:
         lines.append(f"- Leaderboard Space: `{space}`")
-    lines.append("")
+    lines += ["", *licence_section(board)]
     return "\n".join(lines)

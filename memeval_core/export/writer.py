@@ -34,7 +34,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from memeval_core import SCORING_VERSION, __version__, leaderboard
+from memeval_core import SCORING_VERSION, __version__, leaderboard, licences
 from memeval_core.errors import IngestError
 from memeval_core.export import space
 from memeval_core.export.models import (
@@ -95,6 +95,9 @@ class QaPart:
     """Files that looked like QA runs but could not be loaded."""
     load: QaLoad | None = None
     """The load the rows were computed from; written as the QA snapshot the Space app reads."""
+    withheld: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    """Benchmarks whose question, gold-answer and answer text the details leave empty, with the licences
+    that keep it out (non-commercial or unknown; see :mod:`memeval_core.licences`)."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,10 @@ def build_leaderboard(
     inputs = pmb_inputs(load, results, fixtures) + (list(qa.inputs) if qa is not None else [])
     # A file used twice (e.g. a sidecar shared by two runs) is one input.
     unique = {(f.role, f.path): f for f in inputs}
+    stated: dict[str, str | None] = {}
+    for key, f in unique.items():
+        base = fixtures if f.role == "pmb-fixture" and fixtures is not None else results
+        unique[key] = f.model_copy(update={"license": licences.of_file(base, f.path, stated)})
     order = {"pmb-fixture": 0, "pmb-report": 1, "qa-run": 2}
     sorted_inputs = sorted(unique.values(), key=lambda f: (order[f.role], f.path))
     tables: list[Table] = [*pmb_tables(load), *(qa_tables(qa.rows) if qa is not None else [])]
@@ -198,6 +205,7 @@ def build_leaderboard(
         rounding=RoundingRule(),
         inputs=sorted_inputs,
         tables=tables,
+        text_withheld={b: list(found) for b, found in qa.withheld.items()} if qa is not None else {},
     )
 
 
@@ -214,10 +222,12 @@ def _sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def load_qa_part(results: Path, pmb_sources: frozenset[str]) -> QaPart:
+def load_qa_part(results: Path, pmb_sources: frozenset[str], include_text: bool = False) -> QaPart:
     """QA rows, inputs and per-question details of every QA run under ``results``.
 
-    Files the PMB loader already accounted for are not QA errors.
+    Files the PMB loader already accounted for are not QA errors. A benchmark's question, gold-answer and
+    answer text goes into the details only when the dataset's licence and every run file's are permissive,
+    or with ``include_text``.
     """
     from memeval_core.qa import leaderboard as qa_leaderboard
     from memeval_core.qa.ingest import load_qa
@@ -283,8 +293,12 @@ def load_qa_part(results: Path, pmb_sources: frozenset[str]) -> QaPart:
             ("latency_ms", pa.float64()),
         ]
     )
+    withheld = {} if include_text else _withheld_text(results, load)
     for b, recs in sorted(by_benchmark.items()):
         recs.sort(key=lambda x: (x["run_id"], x["question_id"]))
+        if b in withheld:
+            for rec in recs:
+                rec.update(question=None, gold_answer=None, answer=None)
         details[b] = pa.Table.from_pylist(recs, schema=schema)
     return QaPart(
         rows=rows,
@@ -292,7 +306,24 @@ def load_qa_part(results: Path, pmb_sources: frozenset[str]) -> QaPart:
         details=details,
         errors=errors,
         load=load,
+        withheld=withheld,
     )
+
+
+def _withheld_text(results: Path, load: QaLoad) -> dict[str, tuple[str, ...]]:
+    """Per benchmark whose text may not be republished, the licences that keep it out."""
+    stated: dict[str, str | None] = {}
+    by_benchmark: dict[str, set[str]] = {}
+    for r in load.runs:
+        benchmark = r.run.run.benchmark
+        found = by_benchmark.setdefault(benchmark, {licences.DATASET_TEXT.get(benchmark, licences.UNKNOWN)})
+        for rel in (s for s in (r.run.run.source_file or "").split(" + ") if s):
+            found.add(licences.of_file(results, rel, stated))
+    return {
+        b: tuple(sorted(found - licences.PERMISSIVE))
+        for b, found in sorted(by_benchmark.items())
+        if not licences.text_allowed(found)
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -458,11 +489,14 @@ def export(
     options: space.SpaceOptions | None = None,
     project_root: Path = PROJECT_ROOT,
     secrets: Sequence[str] = (),
+    include_text: bool = False,
 ) -> ExportResult:
     """Export ``results`` into ``out`` atomically; raise :class:`ExportError` (``out`` unchanged) on any problem.
 
     ``allow_errors`` leaves files that fail to load out of the export instead of refusing it.
     ``secrets`` are extra strings (e.g. a token typed into the app) that must not appear in any file.
+    ``include_text`` puts question and answer text under a non-commercial or unknown licence into the
+    details (see :func:`load_qa_part`); the cards say which licences apply either way.
     """
     options = options or space.SpaceOptions()
     if not results.is_dir():
@@ -478,7 +512,7 @@ def export(
         try:
             # Files the PMB loader read or already reported are not QA errors (each problem is named once).
             pmb_files = {r.identity.source for r in load.runs} | set(load.skipped) | {e.file for e in load.errors}
-            qa = load_qa_part(results, frozenset(pmb_files))
+            qa = load_qa_part(results, frozenset(pmb_files), include_text)
         except (IngestError, ValueError) as exc:
             raise ExportError(str(exc)) from exc
         problems += list(qa.errors)

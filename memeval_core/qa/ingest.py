@@ -217,7 +217,8 @@ def _csv_rows(body: str, rel: str, max_field: int) -> list[dict[str, str]]:
         return list(reader)
     except csv.Error as exc:
         hint = "raise MEMEVAL_MAX_CSV_FIELD_KB" if "field larger" in str(exc) else "fix the CSV quoting"
-        raise IngestError(rel, f"line {reader.line_num}", f"not valid CSV: {exc}", hint) from exc
+        # line_num counts the lines of the records read so far; the broken record starts on the next one.
+        raise IngestError(rel, f"line {reader.line_num + 1}", f"not valid CSV: {exc}", hint) from exc
     finally:
         csv.field_size_limit(previous)
 

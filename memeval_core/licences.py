@@ -1,0 +1,86 @@
+"""Which licence covers each input of an export, and whether its text may be republished.
+
+A file's licence is read from the nearest licence statement at or above its folder inside the results
+directory: a ``LICENSE`` / ``LICENCE`` / ``COPYING`` file (with or without ``.txt`` / ``.md``), or the
+``License:`` line of a ``PROVENANCE.md`` (the layout of the shared public data). The text is matched
+against the licences benchmark results are published under; anything else is ``unknown``.
+
+Question and gold-answer text also belongs to the benchmark's dataset: :data:`DATASET_TEXT` names
+the licence of each dataset whose licence is known (LoCoMo's ``LICENSE.txt``: CC BY-NC 4.0).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+UNKNOWN = "unknown"
+"""The licence of a file with no licence statement memeval recognises."""
+
+PERMISSIVE = frozenset({"MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "CC-BY-4.0", "CC0-1.0"})
+"""Licences whose text a public dataset may carry, with attribution."""
+
+DATASET_TEXT: dict[str, str] = {"locomo": "CC-BY-NC-4.0"}
+"""Licence of the question and gold-answer text of each benchmark dataset, where it is known."""
+
+_NAMES = ("LICENSE", "LICENCE", "COPYING", "LICENSE.txt", "LICENSE.md", "LICENCE.txt", "LICENCE.md")
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("CC-BY-NC-4.0", re.compile(r"Attribution[- ]NonCommercial 4\.0|CC[- ]BY[- ]NC[- ]4\.0", re.I)),
+    ("CC-BY-4.0", re.compile(r"Creative Commons Attribution 4\.0|CC[- ]BY[- ]4\.0", re.I)),
+    ("CC0-1.0", re.compile(r"CC0 1\.0|Creative Commons Zero", re.I)),
+    ("Apache-2.0", re.compile(r"Apache License,?\s+(?:Version )?2\.0|Apache[- ]2\.0", re.I)),
+    ("BSD-3-Clause", re.compile(r"BSD[- ]3[- ]Clause|Neither the name of", re.I)),
+    ("BSD-2-Clause", re.compile(r"BSD[- ]2[- ]Clause", re.I)),
+    ("MIT", re.compile(r"\bMIT License\b|\bMIT\b|Permission is hereby granted, free of charge", re.I)),
+)
+_PROVENANCE_LINE = re.compile(r"^\W*License\W.*$", re.I | re.M)
+
+
+def spdx(text: str) -> str:
+    """The SPDX id of the licence a licence text or a ``License:`` line names, else :data:`UNKNOWN`."""
+    for name, pattern in _PATTERNS:
+        if pattern.search(text):
+            return name
+    return UNKNOWN
+
+
+def _statement(folder: Path) -> str | None:
+    """The licence stated in ``folder`` itself, or None when it states none."""
+    for name in _NAMES:
+        path = folder / name
+        if path.is_file() and not path.is_symlink():
+            return spdx(path.read_text(encoding="utf-8", errors="replace")[:20_000])
+    provenance = folder / "PROVENANCE.md"
+    if provenance.is_file() and not provenance.is_symlink():
+        line = _PROVENANCE_LINE.search(provenance.read_text(encoding="utf-8", errors="replace")[:20_000])
+        if line is not None:
+            return spdx(line.group(0))
+    return None
+
+
+def of_file(results: Path, rel: str, cache: dict[str, str | None] | None = None) -> str:
+    """The licence of the file ``rel`` under ``results``: the nearest statement at or above its folder.
+
+    ``cache`` (folder → licence, None for a folder without a statement) spares re-reading the same
+    statements for the files of one export.
+    """
+    cache = {} if cache is None else cache
+    parts = rel.split("/")[:-1]
+    for depth in range(len(parts), -1, -1):
+        key = "/".join(parts[:depth])
+        if key not in cache:
+            cache[key] = _statement(results / key if key else results)
+        found = cache[key]
+        if found is not None:
+            return found
+    return UNKNOWN
+
+
+def text_allowed(licences: set[str] | frozenset[str]) -> bool:
+    """True when text under all these licences may go into a public dataset (every one permissive)."""
+    return bool(licences) and licences <= PERMISSIVE
+
+
+def card_licence(licences: set[str] | frozenset[str]) -> str:
+    """The front matter's ``license:``: the one licence all inputs share (lower case), else ``other``."""
+    return next(iter(licences)).lower() if len(licences) == 1 and UNKNOWN not in licences else "other"
