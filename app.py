@@ -4,8 +4,9 @@ The results directory comes from ``$MEMEVAL_RESULTS`` (default ``results/``), ne
 :func:`pages.ui.results_root` resolves it on every run and every page reads it through
 :func:`pages.ui.load_current`.
 
-To add a page, append ``(path, title, material icon)`` to :data:`PAGES`; the first entry is the
-default page. Keep PAGES a literal: the smoke test reads it from this file and runs every page.
+To add a page, append ``(path, title, material icon, section)`` to :data:`PAGES`; the first entry is the
+default page, section ``hidden`` keeps a page out of the menu (reached by links). Keep PAGES a literal:
+the smoke test reads it from this file and runs every page.
 """
 
 from __future__ import annotations
@@ -14,17 +15,19 @@ import streamlit as st
 
 from pages import ui
 
-PAGES: tuple[tuple[str, str, str], ...] = (
-    ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
-    ("pages/categories.py", "Categories", ":material/grid_on:"),
-    ("pages/compare.py", "Compare", ":material/compare_arrows:"),
-    ("pages/session_drift.py", "Session drift", ":material/timeline:"),
-    ("pages/latency.py", "Latency", ":material/speed:"),
-    ("pages/case.py", "Case", ":material/search:"),
-    ("pages/qa_leaderboard.py", "QA leaderboard", ":material/quiz:"),
-    ("pages/judges.py", "Judges", ":material/gavel:"),
-    ("pages/upload.py", "Upload", ":material/upload_file:"),
-    ("pages/publish.py", "Publish", ":material/publish:"),
+PAGES: tuple[tuple[str, str, str, str], ...] = (
+    ("pages/home.py", "Leaderboard", ":material/trophy:", ""),
+    ("pages/run.py", "Run", ":material/description:", "hidden"),
+    ("pages/leaderboard.py", "PMB details", ":material/table:", "PrecisionMemBench"),
+    ("pages/categories.py", "Categories", ":material/grid_on:", "PrecisionMemBench"),
+    ("pages/session_drift.py", "Session drift", ":material/timeline:", "PrecisionMemBench"),
+    ("pages/latency.py", "Latency", ":material/speed:", "PrecisionMemBench"),
+    ("pages/case.py", "Case", ":material/search:", "PrecisionMemBench"),
+    ("pages/qa_leaderboard.py", "QA details", ":material/quiz:", "QA benchmarks"),
+    ("pages/judges.py", "Judges", ":material/gavel:", "QA benchmarks"),
+    ("pages/compare.py", "Compare two runs", ":material/compare_arrows:", "Analyse"),
+    ("pages/upload.py", "Upload", ":material/upload_file:", "Manage"),
+    ("pages/publish.py", "Publish", ":material/publish:", "Manage"),
 )
 
 # Pages that change files or push: hidden in a read-only app unless the viewer typed the admin token.
@@ -33,7 +36,11 @@ WRITE_PAGES = frozenset({"pages/upload.py", "pages/publish.py"})
 st.set_page_config(page_title="memeval", page_icon=":material/leaderboard:", layout="wide")
 st.session_state[ui.NAVIGATED] = True  # see pages.ui.ensure_navigation
 ui.admin_unlock()
-shown = [page for page in PAGES if page[0] not in WRITE_PAGES or ui.may_write()]
-st.navigation(
-    [st.Page(path, title=title, icon=icon, default=i == 0) for i, (path, title, icon) in enumerate(shown)]
-).run()
+sections: dict[str, list[st.Page]] = {}
+for i, (path, title, icon, section) in enumerate(PAGES):
+    if path in WRITE_PAGES and not ui.may_write():
+        continue
+    hidden = section == "hidden"  # reached by a link (a system's name), not listed
+    page = st.Page(path, title=title, icon=icon, default=i == 0, visibility="hidden" if hidden else "visible")
+    sections.setdefault("" if hidden else section, []).append(page)
+st.navigation(sections).run()

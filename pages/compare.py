@@ -350,13 +350,6 @@ QA_STATS_HELP = {
 }
 
 
-def qa_loaded() -> ui.QaLoaded:
-    """The QA runs of the results directory (cached); the sidebar shows them only when a QA benchmark is chosen."""
-    root = ui.results_root()
-    datasets = ui.datasets_root()
-    return ui.load_qa_cached(str(root), str(datasets) if datasets else None, ui.fingerprint(root, datasets))
-
-
 def qa_benchmarks(runs: tuple[LoadedRun, ...]) -> list[str]:
     """QA benchmarks present: LoCoMo and LongMemEval first, the others alphabetically."""
     present = {r.run.run.benchmark for r in runs}
@@ -529,7 +522,6 @@ def qa_question_section(a: LoadedRun, b: LoadedRun, keys: list[str]) -> None:
 
 def compare_qa(qa: ui.QaLoaded, benchmark: str) -> None:
     """The QA comparison: pick A and B among the benchmark's runs, then statistics, questions, one question."""
-    ui.qa_sidebar(qa)
     runs = sorted(
         (r for r in qa.runs if r.run.run.benchmark == benchmark),
         key=lambda r: (not r.publishable, -(r.score.accuracy or 0.0), r.display_name),
@@ -558,8 +550,8 @@ def compare_qa(qa: ui.QaLoaded, benchmark: str) -> None:
 
 
 ui.flash_sync_result()
-loaded = ui.load_current()
-qa = qa_loaded()
+everything = ui.load_everything_current()
+loaded, qa = everything.pmb, everything.qa
 st.title("Compare two runs")
 if not loaded.runs and not qa.runs:
     ui.empty_state(loaded)

@@ -20,17 +20,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
+from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from memeval_core import csvsafe, leaderboard, settings, tree
+from memeval_core import csvsafe, labels, leaderboard, settings, tree
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
-from memeval_core.results import load_pmb_results, load_qa_results
+from memeval_core.results import load_all_results
 from memeval_core.sync import SyncError, sync
+from memeval_core.unloaded import NotLoaded, not_loaded
 
 LOCAL_COPY_EXAMPLE = "MEMEVAL_RESULTS=../shared/data/precisionmembench make app"
 """The command the empty state suggests for working offline with a local copy of the PMB data."""
@@ -82,27 +84,6 @@ def fingerprint(*dirs: Path | None) -> str:
     return tree.fingerprint(*dirs)
 
 
-# cache_resource, not cache_data: cache_data unpickles a fresh copy of the whole load on every rerun (seconds at
-# 1,000 runs), while the load is immutable (frozen dataclasses, tuples) and safe to share between sessions.
-# One entry per results directory and fingerprint; a changed directory replaces it, so memory stays bounded.
-@st.cache_resource(show_spinner="Loading and re-scoring results…", max_entries=2)
-def load(results_dir: str, fixtures_dir: str | None, fingerprint: str) -> Loaded:
-    """Load, re-score and verify every PMB file under ``results_dir`` (cached per ``fingerprint``).
-
-    A directory holding a snapshot (an export) is read from it; see :mod:`memeval_core.results`.
-    """
-    del fingerprint  # only part of the cache key
-    res = load_pmb_results(Path(results_dir), Path(fixtures_dir) if fixtures_dir else None)
-    return Loaded(
-        results_dir=results_dir,
-        runs=res.runs,
-        # Plain copies: IngestError is a frozen dataclass exception, which pickle (the on-disk cache) cannot restore.
-        errors=tuple(LoadProblem(e.file, e.path, e.message, e.hint) for e in res.errors),
-        fixture=res.fixture,
-        skipped=res.skipped,
-    )
-
-
 NAVIGATED = "memeval-navigated"
 """Session-state key app.py sets on every run, before it runs the chosen page."""
 
@@ -122,35 +103,8 @@ def ensure_navigation() -> None:
 
 
 def load_current() -> Loaded:
-    """Load the configured results directory (cached) and show its source and errors in the sidebar."""
-    ensure_navigation()
-    root = results_root()
-    fixtures = settings.fixtures_dir()
-    loaded = load(str(root), str(fixtures) if fixtures else None, fingerprint(root, fixtures))
-    sidebar_source(loaded)
-    return loaded
-
-
-def sidebar_source(loaded: Loaded) -> None:
-    """Sidebar: which results directory is read, what was found, and every load error (file, JSON path, message)."""
-    with st.sidebar:
-        st.caption(f"Results directory (set with ${settings.RESULTS_ENV})")
-        st.code(shown_path(loaded.results_dir), language=None, wrap_lines=True)
-        n_single = sum(r.identity.benchmark == "pmb-single-turn" for r in loaded.runs)
-        n_session = len(loaded.runs) - n_single
-        st.caption(f"{len(loaded.runs)} runs loaded: {n_single} single-turn, {n_session} session.")
-        if loaded.fixture is not None:
-            st.caption("Fixture")
-            st.code(shown_path(loaded.fixture.source), language=None, wrap_lines=True)
-        if loaded.errors:
-            n = len(loaded.errors)
-            st.error(f"{n} file{'s' if n != 1 else ''} could not be loaded:")
-            for e in loaded.errors:
-                text = f"file: {e.file}\nat:   {e.path}\n{e.message}"
-                st.code(f"{text}\nfix:  {e.hint}" if e.hint else text, language=None, wrap_lines=True)
-        if loaded.skipped:
-            with st.expander(f"{len(loaded.skipped)} other JSON file(s) skipped"):
-                st.text("\n".join(loaded.skipped))
+    """The PMB side of the results directory's load (see :func:`load_everything_current`)."""
+    return load_everything_current().pmb
 
 
 # --- Hosted mode: who may write, and what a remote viewer may see ---------------------------------
@@ -408,6 +362,117 @@ def flash_sync_result() -> None:
         st.success(str(msg), icon=":material/check_circle:")
 
 
+# --- Tables: one component, headers and formats from memeval_core.labels --------------------------
+
+RUN_PAGE = "run"
+"""URL path of the run page (pages/run.py)."""
+STYLED_TABLE_CELLS = 3_000
+"""Up to this many cells a table keeps its numbers (sortable by value) and formats them with a Styler; larger
+tables show formatted text (pandas' Styler costs about 0.1 ms per cell on every rerun)."""
+
+
+def run_url(run_id: str, name: str) -> str:
+    """The link to a run's page; the system's name rides along after ``#`` so a link column can show it."""
+    return f"{RUN_PAGE}?run={quote(run_id, safe='')}#{name}"
+
+
+def table(
+    df: pd.DataFrame,
+    key: str,
+    *,
+    data_columns: Sequence[str] = (),
+    hide: Sequence[str] = ("run_id",),
+    link_runs: bool = True,
+    height: int | Literal["auto", "content"] = "auto",
+    widths: dict[str, int | Literal["small", "medium", "large"]] | None = None,
+) -> None:
+    """Show ``df`` (machine keys as columns) as people read it: registry headers with their definitions as
+    column help, the app's number formats, ``—`` for missing values.
+
+    ``data_columns`` are columns named by the data (a provider, a judge): their header is shown as it is.
+    ``hide`` drops columns from the view (downloads keep them). With ``link_runs`` and both ``display_name``
+    and ``run_id`` present, each system opens its run page.
+    """
+    shown = df.drop(columns=[c for c in hide if c in df.columns])
+    config: dict[str, Any] = {}
+    widths = widths or {}
+    for col in shown.columns:
+        if col in data_columns:
+            config[col] = st.column_config.Column(str(col), width=widths.get(col))
+        else:
+            config[col] = st.column_config.Column(labels.label(col), help=labels.help_text(col), width=widths.get(col))
+    linked = link_runs and "display_name" in shown.columns and "run_id" in df.columns
+    if linked:
+        shown = shown.copy()
+        shown["display_name"] = [
+            run_url(r, n) if isinstance(r, str) and r else None
+            for r, n in zip(df["run_id"], df["display_name"], strict=True)
+        ]
+        config["display_name"] = st.column_config.LinkColumn(
+            labels.label("display_name"), help=labels.help_text("display_name") + " Click to open the run.",
+            display_text=r"#(.*)$", width=widths.get("display_name"),
+        )  # fmt: skip
+    plain_text = {*data_columns, *(["display_name"] if linked else [])}
+    formatters = {c: partial(labels.formatted, c) for c in shown.columns if c not in plain_text}
+    data: Any
+    if shown.size <= STYLED_TABLE_CELLS:
+        data = shown.style.format(formatters, na_rep=labels.MISSING)
+    else:
+        data = shown.copy()
+        for c, fmt in formatters.items():
+            data[c] = [fmt(v) for v in data[c]]
+    st.dataframe(data, hide_index=True, column_config=config, key=key, height=height)
+
+
+def choice(
+    label: str,
+    param: str,
+    options: Sequence[str],
+    default: str,
+    names: dict[str, str] | None = None,
+    *,
+    radio: bool = False,
+    help: str | None = None,
+    width: int | Literal["stretch", "content"] = "content",
+) -> str:
+    """One of ``options`` (machine values), shown by ``names`` as plain text and mirrored in the URL ``?param=``.
+
+    A link whose value is not an option shows a warning naming it and what is shown instead (never silently).
+    """
+    names = names or {}
+    raw = st.query_params.get(param)
+    start = default
+    if raw is not None:
+        if raw in options:
+            start = raw
+        else:
+            del st.query_params[param]
+            st.warning(
+                f"The link asks for {param}={shown_text(raw)}, which is not here; showing "
+                f"{md_escape(names.get(default, default))} instead.",
+                icon=":material/link_off:",
+            )
+    key = f"choice-{param}"
+
+    def to_url() -> None:
+        set_url_value(param, st.session_state[key], default)
+
+    def shown(option: str) -> str:
+        # Radio labels render Markdown; an option's text comes from result files and must stay inert.
+        text = names.get(option, option)
+        return md_escape(text) if radio else text
+
+    kwargs: dict[str, Any] = {"index": list(options).index(start), "format_func": shown, "key": key,
+                              "on_change": to_url, "help": help}  # fmt: skip
+    value = (
+        st.radio(label, options, horizontal=True, **kwargs)
+        if radio
+        else st.selectbox(label, options, width=width, **kwargs)
+    )
+    set_url_value(param, value, default)
+    return str(value)
+
+
 # --- Explorer building blocks: suites, run pickers, charts ----------------------------------------
 
 BENCHMARK_TITLES: dict[Benchmark, str] = {"pmb-single-turn": "single-turn", "pmb-session": "session"}
@@ -560,63 +625,92 @@ def datasets_root() -> Path | None:
     return settings.datasets_dir()
 
 
-# cache_resource for the same reason as :func:`load`.
-@st.cache_resource(show_spinner="Loading and scoring QA results…", max_entries=2)
-def load_qa_cached(results_dir: str, datasets_dir: str | None, fingerprint: str) -> QaLoaded:
-    """Import, join and score every QA run under ``results_dir`` (cached per ``fingerprint``)."""
-    del fingerprint  # only part of the cache key
-    res = load_qa_results(Path(results_dir), Path(datasets_dir) if datasets_dir else None)
-    return QaLoaded(
-        results_dir=results_dir,
-        datasets_dir=datasets_dir,
-        runs=res.runs,
-        # Plain copies: IngestError cannot be pickled back (frozen dataclass exception).
-        errors=tuple(LoadProblem(e.file, e.path, e.message, e.hint) for e in res.errors),
-        skipped=tuple(f"{s.file}: {s.reason}" for s in res.skipped),
-        locomo_source=res.locomo.source if res.locomo is not None else None,
-        n_disputed=len(res.disputed),
+@dataclass(frozen=True)
+class Everything:
+    """One load of the results directory: PMB and QA runs and the one list of files not loaded."""
+
+    pmb: Loaded
+    """The PMB runs."""
+    qa: QaLoaded
+    """The QA runs."""
+    not_loaded: tuple[NotLoaded, ...]
+    """Every file neither loader took, with the reason and the fix (see :mod:`memeval_core.unloaded`)."""
+
+
+def _problems(errors: Sequence[Any]) -> tuple[LoadProblem, ...]:
+    # Plain copies: IngestError is a frozen dataclass exception, which pickle (the on-disk cache) cannot restore.
+    return tuple(LoadProblem(e.file, e.path, e.message, e.hint) for e in errors)
+
+
+# cache_resource, not cache_data: cache_data unpickles a fresh copy of the whole load on every rerun (seconds at
+# 1,000 runs), while the load is immutable (frozen dataclasses, tuples) and safe to share between sessions.
+# One entry per results directory and fingerprint; a changed directory replaces it, so memory stays bounded.
+@st.cache_resource(show_spinner="Loading and re-scoring results…", max_entries=2)
+def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: str | None, key: str) -> Everything:
+    """Load, re-score and verify every PMB and QA file under ``results_dir`` (cached per fingerprint ``key``).
+
+    A directory holding a snapshot (an export) is read from it; see :mod:`memeval_core.results`.
+    """
+    del key  # only part of the cache key
+    root = Path(results_dir)
+    pmb, qa = load_all_results(root, root, Path(fixtures_dir) if fixtures_dir else None,
+                               Path(datasets_dir) if datasets_dir else None)  # fmt: skip
+    return Everything(
+        pmb=Loaded(results_dir, pmb.runs, _problems(pmb.errors), pmb.fixture, pmb.skipped),
+        qa=QaLoaded(
+            results_dir=results_dir,
+            datasets_dir=datasets_dir,
+            runs=qa.runs,
+            errors=_problems(qa.errors),
+            skipped=tuple(f"{s.file}: {s.reason}" for s in qa.skipped),
+            locomo_source=qa.locomo.source if qa.locomo is not None else None,
+            n_disputed=len(qa.disputed),
+        ),
+        not_loaded=tuple(not_loaded(pmb, qa)),
     )
 
 
-def load_qa_current() -> QaLoaded:
-    """Load the configured results (and datasets) directory's QA runs, cached, and describe them in the sidebar."""
+def load_everything_current() -> Everything:
+    """Load the configured results directory (cached) and describe it in the sidebar; call it once per page run."""
     ensure_navigation()
     root = results_root()
+    fixtures = settings.fixtures_dir()
     datasets = datasets_root()
-    loaded = load_qa_cached(str(root), str(datasets) if datasets else None, fingerprint(root, datasets))
-    qa_sidebar(loaded)
-    return loaded
+    everything = load_everything(
+        str(root), str(fixtures) if fixtures else None, str(datasets) if datasets else None,
+        fingerprint(root, fixtures, datasets),
+    )  # fmt: skip
+    sidebar(everything)
+    return everything
 
 
-def qa_sidebar(loaded: QaLoaded) -> None:
-    """Sidebar: directories read, runs per benchmark, the LoCoMo join target, load errors and skipped files."""
+def load_qa_current() -> QaLoaded:
+    """The QA side of the results directory's load (see :func:`load_everything_current`)."""
+    return load_everything_current().qa
+
+
+def sidebar(everything: Everything) -> None:
+    """The one sidebar block: what was read, what was found, and every file that was not loaded and why."""
+    pmb, qa = everything.pmb, everything.qa
     with st.sidebar:
-        st.caption(f"Results directory (set with ${settings.RESULTS_ENV})")
-        st.code(shown_path(loaded.results_dir), language=None, wrap_lines=True)
-        if loaded.datasets_dir:
-            st.caption(f"Datasets directory (${DATASETS_ENV})")
-            st.code(shown_path(loaded.datasets_dir), language=None, wrap_lines=True)
+        st.caption(f"Results: {shown_path(pmb.results_dir)}", help=f"Set with ${settings.RESULTS_ENV}.")
         counts: dict[str, int] = {}
-        for r in loaded.runs:
-            counts[r.run.run.benchmark] = counts.get(r.run.run.benchmark, 0) + 1
-        st.caption(f"{len(loaded.runs)} QA runs loaded.")
-        if counts:
-            st.text("\n".join(f"{b}: {n}" for b, n in counts.items()))
-        st.caption("LoCoMo dataset (join target)")
-        st.code(
-            shown_path(loaded.locomo_source) if loaded.locomo_source else "not found", language=None, wrap_lines=True
-        )
-        if loaded.n_disputed:
-            st.caption(f"{loaded.n_disputed} disputed LoCoMo gold answers (locomo-audit errors.json).")
-        if loaded.errors:
-            n = len(loaded.errors)
-            st.error(f"{n} file{'s' if n != 1 else ''} could not be loaded:")
-            for e in loaded.errors:
-                text = f"file: {e.file}\nat:   {e.path}\n{e.message}"
-                st.code(f"{text}\nfix:  {e.hint}" if e.hint else text, language=None, wrap_lines=True)
-        if loaded.skipped:
-            with st.expander(f"{len(loaded.skipped)} other file(s) skipped"):
-                st.text("\n".join(loaded.skipped))
+        for r in pmb.runs:
+            counts[r.identity.benchmark] = counts.get(r.identity.benchmark, 0) + 1
+        for q in qa.runs:
+            counts[q.run.run.benchmark] = counts.get(q.run.run.benchmark, 0) + 1
+        lines = [f"{md_escape(labels.benchmark_name(b))}: {n} run{'s' if n != 1 else ''}" for b, n in counts.items()]
+        st.caption("  \n".join(lines) if lines else "No runs yet.")
+        if qa.locomo_source is None and any(q.run.run.benchmark == "locomo" for q in qa.runs):
+            st.caption("LoCoMo dataset not found: LoCoMo runs are scored without categories and evidence.")
+        missed = everything.not_loaded
+        if missed:
+            failed = sum(m.failed for m in missed)
+            title = f"{len(missed)} file{'s' if len(missed) != 1 else ''} not loaded"
+            with st.expander(title + (f" ({failed} with errors)" if failed else ""), icon=":material/warning:"):
+                for m in missed:
+                    text = f"{m.file}\n{m.reason}"
+                    st.code(f"{text}\nfix: {m.fix}" if m.fix else text, language=None, wrap_lines=True)
 
 
 def qa_empty_state(loaded: QaLoaded) -> None:

@@ -17,7 +17,8 @@ from pages import ui
 st.title("Upload runs")
 ui.refuse_unless_writer("uploading runs")
 
-loaded = ui.load_current()
+everything = ui.load_everything_current()
+loaded = everything.pmb
 results = ui.results_root()
 max_mb = settings.limits().max_upload_bytes / settings.MB
 st.caption(
@@ -33,10 +34,7 @@ if not files:
 
 existing_pmb = leaderboard.rows(loaded.runs)
 datasets_dir = ui.datasets_root()
-qa_loaded = ui.load_qa_cached(
-    str(results), str(datasets_dir) if datasets_dir else None, ui.fingerprint(results, datasets_dir)
-)
-existing_qa = qa_leaderboard.rows(qa_loaded.runs)
+existing_qa = qa_leaderboard.rows(everything.qa.runs)
 locomo = find_locomo(datasets_dir or results) if results.is_dir() else None
 datasets = locomo.parent if locomo is not None else None
 

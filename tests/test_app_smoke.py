@@ -35,7 +35,7 @@ PAGES = registered_pages()
 
 
 def test_pages_are_registered() -> None:
-    assert PAGES[0] == "pages/leaderboard.py"
+    assert PAGES[0] == "pages/home.py"
     assert len(set(PAGES)) == len(PAGES)
     for page in PAGES:
         assert (ROOT / page).is_file(), page
@@ -57,7 +57,7 @@ def test_page_runs_over_pmb_data(page: str, pmb_results: Path, monkeypatch: pyte
     monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
     at = run_page(page)
     assert not at.exception, [e.message for e in at.exception]
-    assert str(pmb_results) in [c.value for c in at.sidebar.code]
+    assert f"Results: {pmb_results}" in [c.value for c in at.sidebar.caption]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -67,4 +67,4 @@ def test_page_runs_without_results(page: str, tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("MEMEVAL_GITHUB_API", "http://127.0.0.1:9")
     at = run_page(page)
     assert not at.exception, [e.message for e in at.exception]
-    assert str(tmp_path) in [c.value for c in at.sidebar.code]
+    assert f"Results: {tmp_path}" in [c.value for c in at.sidebar.caption]

@@ -1,0 +1,181 @@
+"""The home page's answer: one ranked board per benchmark, main score with its 95% interval, references.
+
+Each board is a table with one row per run, best first, built from the leaderboard rows the CLI and the
+export use (:mod:`memeval_core.leaderboard`, :mod:`memeval_core.qa.leaderboard`), so every number is the
+same everywhere:
+
+- PMB: the score is the pass rate (passed / cases); rows keep memeval's rank (active passes first, see
+  :func:`memeval_core.leaderboard.sort_key`). The reference systems *returns nothing* and *returns
+  everything* are rows too, marked and unranked.
+- QA: the score is the accuracy; rows are ranked by it within the benchmark's rank group, publishable
+  or not; the badge says which, and ``publishable_only`` keeps only those (ranks recomputed).
+
+The interval is Wilson's score interval at 95% (:func:`wilson`) over the items behind the score.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from memeval_core import labels, leaderboard
+from memeval_core.explore.reference import REFERENCE_NAMES, reference_system
+from memeval_core.pmb.fixtures import PmbFixture
+from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
+from memeval_core.qa import leaderboard as qa_leaderboard
+from memeval_core.qa.ingest import LoadedRun
+
+Z95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95% interval."""
+INTERVAL_METHOD = "Wilson score interval, 95%"
+"""How the boards' intervals are computed, for captions and column help."""
+COLUMNS = ("rank", "display_name", "score", "score_low", "score_high", "items", "badge", "reference", "run_id")
+"""The board's columns (machine keys; headers from :mod:`memeval_core.labels`)."""
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float] | None:
+    r"""Wilson's score interval of a proportion ``successes / n``; None for ``n == 0``.
+
+    .. math:: \frac{\hat p + \frac{z^2}{2n} \pm z\sqrt{\frac{\hat p(1-\hat p)}{n} + \frac{z^2}{4n^2}}}{1 + z^2/n}
+
+    Unlike the normal approximation it stays within [0, 1] and is sensible at 0 and n successes.
+    ``successes`` may be fractional (a mean of graded scores times ``n``).
+    """
+    if n <= 0:
+        return None
+    p = min(max(successes / n, 0.0), 1.0)
+    centre = p + z * z / (2 * n)
+    margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    denominator = 1 + z * z / n
+    return max(0.0, (centre - margin) / denominator), min(1.0, (centre + margin) / denominator)
+
+
+@dataclass(frozen=True)
+class Board:
+    """One benchmark's ranked board."""
+
+    benchmark: str
+    """Benchmark id."""
+    title: str
+    """Its human name."""
+    score_name: str
+    """What the score is ("Pass rate", "Accuracy")."""
+    item_name: str
+    """What an item is ("cases", "questions")."""
+    frame: pd.DataFrame
+    """:data:`COLUMNS`, best first; reference rows (PMB) have no rank and no run id."""
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        """The rows of submitted runs (no references)."""
+        return self.frame[~self.frame["reference"]].reset_index(drop=True)
+
+
+def _row(
+    rank: int | None,
+    name: str,
+    score: float | None,
+    successes: float,
+    n: int,
+    badge: str,
+    run_id: str | None,
+    reference: bool = False,
+) -> dict[str, Any]:
+    low_high = wilson(successes, n) if score is not None else None
+    return {
+        "rank": rank,
+        "display_name": name,
+        "score": score,
+        "score_low": low_high[0] if low_high else None,
+        "score_high": low_high[1] if low_high else None,
+        "items": n,
+        "badge": badge,
+        "reference": reference,
+        "run_id": run_id,
+    }
+
+
+def verification_badge(mismatches: Sequence[str]) -> str:
+    """``✓ verified``, or ``✗ N mismatch(es)`` when stated values differ from the re-derived ones."""
+    n = len(mismatches)
+    return "✓ verified" if n == 0 else f"✗ {n} mismatch{'es' if n != 1 else ''}"
+
+
+def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture | None) -> Board | None:
+    """The board of one PMB suite, references included when the fixture is known; None without runs."""
+    rows = leaderboard.rows(list(runs), benchmark)
+    if not rows:
+        return None
+    out = [
+        _row(
+            i,
+            r["display_name"],
+            r["passed"] / r["cases"] if r["cases"] else None,
+            r["passed"],
+            r["cases"],
+            verification_badge(r["mismatches"]),
+            r["run_id"],
+        )
+        for i, r in enumerate(rows, start=1)
+    ]
+    if fixture is not None:
+        for name in REFERENCE_NAMES:
+            ref = reference_system(fixture, name, benchmark)
+            n = len(ref.cases)
+            out.append(_row(None, f"Reference: {name}", ref.pass_rate, ref.passed, n, "simulated", None, True))
+    frame = pd.DataFrame(out, columns=list(COLUMNS))
+    return Board(benchmark, labels.benchmark_name(benchmark), "Pass rate", "cases", frame)
+
+
+def qa_boards(runs: Sequence[LoadedRun], publishable_only: bool = False) -> list[Board]:
+    """One board per QA rank group (benchmark, and LoCoMo's category-5 rule), ranked by accuracy."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in qa_leaderboard.rows(list(runs)):
+        if r["accuracy"] is not None and (r["publishable"] or not publishable_only):
+            groups.setdefault(r["rank_group"], []).append(r)
+    boards = []
+    for group, members in groups.items():
+        members.sort(key=lambda r: (-r["accuracy"], r["display_name"]))
+        out = []
+        for r in members:
+            rank = 1 + sum(m["accuracy"] > r["accuracy"] for m in members)
+            badge = "✓ publishable" if r["publishable"] else "diagnostic: " + "; ".join(r["not_publishable_because"])
+            out.append(
+                _row(
+                    rank,
+                    r["display_name"],
+                    r["accuracy"],
+                    r["accuracy"] * r["n_questions"],
+                    r["n_questions"],
+                    badge,
+                    r["run_id"],
+                )
+            )
+        benchmark = members[0]["benchmark"]
+        title = labels.benchmark_name(benchmark) + group.removeprefix(benchmark)
+        boards.append(Board(benchmark, title, "Accuracy", "questions", pd.DataFrame(out, columns=list(COLUMNS))))
+    order = {b: i for i, b in enumerate(labels.BENCHMARKS)}
+    return sorted(boards, key=lambda b: (order.get(b.benchmark, len(order)), b.title))
+
+
+def all_boards(
+    pmb_runs: Sequence[PmbRun], fixture: PmbFixture | None, qa_runs: Sequence[LoadedRun], publishable_only: bool = False
+) -> list[Board]:
+    """Every board: PMB single-turn, PMB session, then the QA benchmarks."""
+    pmb = [b for b in (pmb_board(pmb_runs, bm, fixture) for bm in BENCHMARKS) if b is not None]
+    return [*pmb, *qa_boards(qa_runs, publishable_only)]
+
+
+def below_nothing(board: Board) -> tuple[int, int] | None:
+    """PMB: (runs that pass fewer cases than the system returning nothing, runs); None without that reference."""
+    refs = board.frame[board.frame["reference"]]
+    nothing = refs[refs["display_name"] == "Reference: returns nothing"]
+    if nothing.empty:
+        return None
+    floor = float(nothing["score"].iloc[0])
+    runs = board.runs
+    return int((runs["score"] < floor).sum()), len(runs)

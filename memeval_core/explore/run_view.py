@@ -1,0 +1,191 @@
+"""Everything about one run, for the run page: headline, categories, failures, verification, provenance.
+
+A run is found by its run id or its display name (:func:`find`), among PMB and QA runs alike. The view's
+tables carry machine keys (headers come from :mod:`memeval_core.labels`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from memeval_core import labels, leaderboard
+from memeval_core.explore.categories import category_table
+from memeval_core.explore.home import INTERVAL_METHOD, wilson
+from memeval_core.pmb.fixtures import PmbFixture
+from memeval_core.pmb.run import PmbRun
+from memeval_core.qa import leaderboard as qa_leaderboard
+from memeval_core.qa.ingest import LoadedRun
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One run as the run page shows it."""
+
+    run_id: str
+    """Stable run id."""
+    name: str
+    """Display name."""
+    benchmark: str
+    """Benchmark id."""
+    score_name: str
+    """"Pass rate" or "Accuracy"."""
+    score: float | None
+    """The main score in [0, 1]."""
+    interval: tuple[float, float] | None
+    """Its 95% interval (:data:`memeval_core.explore.home.INTERVAL_METHOD`)."""
+    items: int
+    """Cases or questions behind the score."""
+    rank: int | None
+    """Rank within its benchmark (QA: within its rank group)."""
+    of: int
+    """Runs ranked with it."""
+    status: str
+    """✓ verified / ✗ mismatches (PMB) or ✓ publishable / diagnostic (QA)."""
+    problems: tuple[str, ...]
+    """Verification mismatches (PMB) or failed protocol conditions (QA)."""
+    summary: pd.DataFrame
+    """One row of the run's headline numbers (machine keys)."""
+    categories: pd.DataFrame
+    """Per category: cases or questions, score."""
+    failures: pd.DataFrame
+    """PMB: every failed case with its failure messages. QA: failure reasons with counts."""
+    provenance: tuple[tuple[str, str], ...]
+    """(what, value) pairs: source file, SHA-256, format, models, ..."""
+
+
+def find(pmb: Sequence[PmbRun], qa: Sequence[LoadedRun], wanted: str) -> PmbRun | LoadedRun | None:
+    """The run whose run id is ``wanted``, else the first (PMB before QA) whose display name is ``wanted``."""
+    for r in pmb:
+        if r.identity.run_id == wanted:
+            return r
+    for q in qa:
+        if q.run_id == wanted:
+            return q
+    by_name: list[PmbRun | LoadedRun] = [r for r in pmb if r.identity.display_name == wanted]
+    by_name += [q for q in qa if q.display_name == wanted]
+    return by_name[0] if by_name else None
+
+
+def ranked(pmb: Sequence[PmbRun], qa: Sequence[LoadedRun]) -> list[PmbRun | LoadedRun]:
+    """Every run in leaderboard order: PMB suites by rank, then QA runs by benchmark and rank."""
+    pmb_by_id = {r.identity.run_id: r for r in pmb}
+    qa_by_id = {q.run_id: q for q in qa}
+    out: list[PmbRun | LoadedRun] = [pmb_by_id[r["run_id"]] for r in leaderboard.rows(list(pmb))]
+    rows = qa_leaderboard.rows(list(qa))
+    rows.sort(key=lambda r: (r["benchmark"], r["rank_group"], r["rank"] or 10**9, r["display_name"]))
+    out += [qa_by_id[r["run_id"]] for r in rows if r["run_id"] in qa_by_id]
+    return out
+
+
+def pmb_view(run: PmbRun, runs: Sequence[PmbRun], fixture: PmbFixture | None) -> RunView:
+    """The view of a PMB run, ranked among ``runs`` of its suite."""
+    ident = run.identity
+    rows = leaderboard.rows(list(runs), ident.benchmark)
+    mine = next(r for r in rows if r["run_id"] == ident.run_id)
+    summary = pd.DataFrame([{k: v for k, v in leaderboard.flat(mine).items() if k not in ("mismatches", "run_id")}])
+    cats = category_table([run], fixture) if fixture is not None else pd.DataFrame()
+    if not cats.empty:
+        cats = cats[["category", "cases", "passed", "pass_rate", "mean_precision", "mean_recall"]]
+    failed = [c for c in run.table.cases() if not c.passed]
+    failures = pd.DataFrame(
+        [
+            {
+                "case_id": c.case_id,
+                "turn_index": c.turn_index,
+                "category": c.category,
+                "failure": "; ".join(c.failures),
+                "from_report": bool(c.taken_from_report),
+            }
+            for c in failed
+        ],
+        columns=["case_id", "turn_index", "category", "failure", "from_report"],
+    )
+    if ident.benchmark != "pmb-session":
+        failures = failures.drop(columns="turn_index")
+    cases = run.aggregate.cases
+    return RunView(
+        run_id=ident.run_id,
+        name=ident.display_name,
+        benchmark=ident.benchmark,
+        score_name="Pass rate",
+        score=run.aggregate.passed / cases if cases else None,
+        interval=wilson(run.aggregate.passed, cases),
+        items=cases,
+        rank=1 + [r["run_id"] for r in rows].index(ident.run_id),
+        of=len(rows),
+        status="✓ verified" if run.verified else f"✗ {len(run.mismatches)} mismatches",
+        problems=tuple(run.mismatches),
+        summary=summary,
+        categories=cats,
+        failures=failures,
+        provenance=(
+            ("Source file", ident.source),
+            ("SHA-256", ident.sha256),
+            ("Provider", ident.provider),
+            ("Run id", ident.run_id),
+            ("Interval", INTERVAL_METHOD),
+        ),
+    )
+
+
+def qa_view(run: LoadedRun, runs: Sequence[LoadedRun]) -> RunView:
+    """The view of a QA run, ranked among ``runs`` of its rank group."""
+    rows = qa_leaderboard.rows(list(runs), run.run.run.benchmark)
+    mine = next(r for r in rows if r["run_id"] == run.run_id)
+    group = [r for r in rows if r["rank_group"] == mine["rank_group"] and r["accuracy"] is not None]
+    acc, n = mine["accuracy"], mine["n_questions"]
+    keys = (
+        "accuracy",
+        "majority_accuracy",
+        "n_questions",
+        "failures",
+        "n_judges",
+        "latency_p50_ms",
+        "latency_p95_ms",
+        "accuracy_without_disputed",
+        "top_k",
+    )
+    summary = pd.DataFrame([{k: mine[k] for k in keys}])
+    cats = pd.DataFrame(
+        [
+            {"code": code, "category": c["name"] or code, "count": c["n"], "accuracy": c["accuracy"]}
+            for code, c in mine["categories"].items()
+        ],
+        columns=["code", "category", "count", "accuracy"],
+    )
+    reasons = run.score.failure_reasons
+    failures = pd.DataFrame(
+        [{"failure": reason, "count": count} for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1])],
+        columns=["failure", "count"],
+    )
+    meta = run.run.run
+    return RunView(
+        run_id=run.run_id,
+        name=run.display_name,
+        benchmark=meta.benchmark,
+        score_name="Accuracy",
+        score=acc,
+        interval=wilson(acc * n, n) if acc is not None else None,
+        items=n,
+        rank=mine["rank"],
+        of=len(group),
+        status="✓ publishable" if mine["publishable"] else "diagnostic",
+        problems=tuple(mine["not_publishable_because"]),
+        summary=summary,
+        categories=cats,
+        failures=failures,
+        provenance=(
+            ("Source file", mine["source"]),
+            ("SHA-256", meta.source_sha256 or labels.MISSING),
+            ("Format", meta.format or labels.MISSING),
+            ("Answer model", meta.answer_model or labels.MISSING),
+            ("Judge models", ", ".join(meta.judge_models) or labels.MISSING),
+            ("Judges", ", ".join(f"{j}: {labels.rate(a)}" for j, a in mine["judges"].items()) or labels.MISSING),
+            ("Joined to LoCoMo", mine["joined"] or labels.MISSING),
+            ("Run id", run.run_id),
+            ("Interval", INTERVAL_METHOD),
+        ),
+    )

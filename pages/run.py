@@ -1,0 +1,105 @@
+"""Run: everything about one run (score with its interval, categories, latency, failures, verification, source).
+
+URL state: ``?run=<run id or system name>``; a system's name anywhere in the app links here.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from memeval_core import labels
+from memeval_core.explore.run_view import RunView, find, pmb_view, qa_view, ranked
+from memeval_core.pmb.run import PmbRun
+from pages import ui
+
+
+def pick(names: list[str], ids: list[str], default: str) -> str:
+    """A selectbox of every run (by system and benchmark), mirrored in ``?run=``."""
+    shown = dict(zip(ids, names, strict=True))
+    return ui.choice("Run", "run", ids, default, shown, width=420)
+
+
+def headline(view: RunView) -> None:
+    """The score with its interval, the rank, the items and the status, as metrics."""
+    cols = st.columns(4)
+    interval = view.interval
+    cols[0].metric(
+        view.score_name,
+        labels.rate(view.score),
+        help=f"95% interval {labels.rate(interval[0])} – {labels.rate(interval[1])}" if interval else None,
+    )
+    cols[1].metric("Rank", f"{view.rank} of {view.of}" if view.rank else labels.MISSING)
+    cols[2].metric("Cases" if view.score_name == "Pass rate" else "Questions", f"{view.items:,}")
+    cols[3].metric("Status", view.status.split(":")[0])
+    if interval:
+        st.caption(
+            f"95% interval of the {view.score_name.lower()}: {labels.rate(interval[0])} – {labels.rate(interval[1])}."
+        )
+
+
+def body(view: RunView) -> None:
+    """Summary, categories, failures, verification and provenance."""
+    ui.table(view.summary, key="run-summary", link_runs=False)
+    left, right = st.columns(2, gap="medium")
+    with left:
+        st.subheader("By category")
+        if view.categories.empty:
+            st.caption("No categories recorded.")
+        else:
+            ui.table(view.categories, key="run-categories", link_runs=False, hide=("code",))
+    with right:
+        st.subheader("Failures")
+        if view.failures.empty:
+            st.caption("No failures.")
+        else:
+            ui.table(view.failures, key="run-failures", link_runs=False)
+            ui.download_buttons(view.failures, f"memeval-{view.run_id}-failures", key="run-failures-download")
+    st.subheader("Verification" if view.score_name == "Pass rate" else "Protocol")
+    if view.problems:
+        st.warning(f"{view.status}:", icon=":material/rule:")
+        st.code("\n".join(view.problems), language=None, wrap_lines=True)
+    else:
+        st.success(
+            "Every value the report states matches its re-derived value."
+            if view.score_name == "Pass rate"
+            else "The run meets its benchmark's protocol.",
+            icon=":material/verified:",
+        )
+    with st.expander("Source and run metadata"):
+        st.dataframe(pd.DataFrame(view.provenance, columns=["What", "Value"]), hide_index=True, key="run-provenance")
+
+
+everything = ui.load_everything_current()
+pmb_runs, qa_runs = everything.pmb.runs, everything.qa.runs
+title = st.empty()  # filled once the run is known, so the title stays the first thing on the page
+if not pmb_runs and not qa_runs:
+    title.title("Run")
+    ui.empty_state(everything.pmb)
+    st.stop()
+in_order = ranked(pmb_runs, qa_runs)
+ids = [r.identity.run_id if isinstance(r, PmbRun) else r.run_id for r in in_order]
+names = [
+    f"{r.identity.display_name} · {labels.benchmark_name(r.identity.benchmark)}"
+    if isinstance(r, PmbRun)
+    else f"{r.display_name} · {labels.benchmark_name(r.run.run.benchmark)}"
+    for r in in_order
+]
+raw = st.query_params.get("run")
+found = find(pmb_runs, qa_runs, raw) if raw else None
+if found is not None:
+    # A link may name the run by its system's name: the URL is rewritten to the run id.
+    st.query_params["run"] = found.identity.run_id if isinstance(found, PmbRun) else found.run_id
+run_id = pick(names, ids, ids[0])
+run = find(pmb_runs, qa_runs, run_id)
+assert run is not None  # run_id is one of ids
+if isinstance(run, PmbRun):
+    view = pmb_view(
+        run, [r for r in pmb_runs if r.identity.benchmark == run.identity.benchmark], everything.pmb.fixture
+    )
+else:
+    view = qa_view(run, qa_runs)
+title.title(ui.md_escape(view.name), anchor=False)
+st.caption(ui.md_escape(f"{labels.benchmark_name(view.benchmark)} · {view.provenance[0][1]}"))
+headline(view)
+body(view)
