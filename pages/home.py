@@ -114,7 +114,7 @@ def board_section(board: Board, index: int) -> None:
                 "cases": 60,
                 "n_questions": 80,
                 "badge": 150,
-            },  # fmt: skip
+            },
         )
         ui.download_buttons(board.frame, f"memeval-{board.benchmark}-board", key=f"home-download-{index}")
     with right:
