@@ -249,6 +249,9 @@ LABELS: dict[str, Label] = {
     # --- publish
     "change": _l("Change", "Added, removed or changed since the last export."),
     "fields": _l("Fields", "Which values changed."),
+    # --- keys added for the leaderboard, categories, QA, publish and upload pages
+    # --- keys added for the judges, latency and session drift pages
+    # --- keys added for the compare and case pages
 }
 """Every machine key a page shows, with its header, definition and kind."""
 
