@@ -250,7 +250,66 @@ LABELS: dict[str, Label] = {
     "change": _l("Change", "Added, removed or changed since the last export."),
     "fields": _l("Fields", "Which values changed."),
     # --- keys added for the leaderboard, categories, QA, publish and upload pages
+    "failure_reasons": _l(
+        "Failure reasons", "Failed questions by reason (no answer, error, not judged); each scores 0."
+    ),
+    "ndcg@5": _l(
+        "NDCG@5", "Mean NDCG@5 of the retrieved ids against the gold evidence ids (questions with evidence).", "ratio"
+    ),
+    "p@5": _l("P@5", "Mean precision@5: gold ids among the first 5 retrieved, divided by 5.", "rate"),
+    "r@5": _l("R@5", "Mean recall@5: share of the gold evidence ids among the first 5 retrieved.", "rate"),
+    "mrr@5": _l("MRR@5", "Mean reciprocal rank of the first gold id in the first 5 retrieved (0 if none).", "ratio"),
+    "f1@5": _l("F1@5", "Mean per-question F1 of precision@5 and recall@5.", "ratio"),
+    "retrieval_queries": _l(
+        "Questions with evidence", "Questions with gold evidence ids the retrieval metrics average over.", "count"
+    ),
+    "memeval": _l("memeval name", "The name memeval shows for the code (its declared convention)."),
+    "size": _l("Size", "Bytes.", "count"),
+    "provisional_rank": _l("Provisional rank", "Where the run would rank among the runs already loaded."),
     # --- keys added for the judges, latency and session drift pages
+    "agreement_scope": _l(
+        "Questions of", "Which questions the statistic uses: one run's, or those of all selected runs pooled."
+    ),
+    "judges_compared": _l("Judges compared", "The judges the statistic compares."),
+    "raw_agreement": _l("Raw agreement", "Mean share of judge pairs that give a question the same pass/fail.", "rate"),
+    "unanimity": _l("Unanimity", "Share of questions on which every judge gives the same pass/fail.", "rate"),
+    "cohen_kappa": _l(
+        "Cohen's κ", "Pass/fail agreement of two judges, corrected for chance (1 = perfect, 0 = chance).", "ratio"
+    ),
+    "fleiss_kappa": _l(
+        "Fleiss' κ", "Pass/fail agreement of all judges corrected for chance, on questions every judge graded.", "ratio"
+    ),
+    "krippendorff_alpha_nominal": _l(
+        "Krippendorff's α (pass/fail)", "Pass/fail agreement of all judges corrected for chance; allows gaps.", "ratio"
+    ),
+    "krippendorff_alpha_interval": _l(
+        "Krippendorff's α (scores)",
+        "Agreement of the judges on their rescaled scores (interval scale), corrected for chance; graded judges only.",
+        "ratio",
+    ),
+    "judge_accuracy": _l(
+        "Accuracy",
+        "Mean of this judge's rescaled scores (0–5 rubric ÷ 5; binary as is); failed questions count 0.",
+        "rate",
+    ),
+    "judge_pass_rate": _l(
+        "Pass rate", "Share of questions this judge passes (rescaled score ≥ 0.6); failed questions fail.", "rate"
+    ),
+    "score_spread": _l("Score spread", "Highest minus lowest rescaled score (0 to 1) the judges gave.", "number"),
+    "min_ms": _l("Fastest", "Lowest latency of any case.", "ms"),
+    "lower_fence_ms": _l("Lower whisker", "Lowest latency within 1.5 × IQR below the first quartile (Tukey).", "ms"),
+    "q1_ms": _l("First quartile", "25th percentile of the per-case latency (linear interpolation).", "ms"),
+    "median_ms": _l("Median", "Median per-case latency (linear interpolation, as the box plot draws it).", "ms"),
+    "q3_ms": _l("Third quartile", "75th percentile of the per-case latency (linear interpolation).", "ms"),
+    "upper_fence_ms": _l("Upper whisker", "Highest latency within 1.5 × IQR above the third quartile (Tukey).", "ms"),
+    "max_ms": _l("Slowest", "Highest latency of any case.", "ms"),
+    "turn_status": _l(
+        "Outcome", "No drift, drift, or returned nothing (and whether the turn required a belief that went missing)."
+    ),
+    "turns_returned_nothing": _l("Empty turns", "Turns on which nothing came back in any tier.", "count"),
+    "turns_required_missing": _l(
+        "Empty, belief required", "Empty turns that required a belief: a miss, not isolation.", "count"
+    ),
     # --- keys added for the compare and case pages
 }
 """Every machine key a page shows, with its header, definition and kind."""

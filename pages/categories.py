@@ -1,7 +1,7 @@
-"""Categories: provider x category heatmap, and what each provider's passes are made of next to two reference systems.
+"""Categories: system x category heatmap, and what each system's passes are made of next to two reference systems.
 
 URL state: ``?benchmark=pmb-session`` selects the suite, ``?metric=`` the heatmap's metric
-(``pass rate``, ``mean precision`` or ``mean recall``).
+(``pass_rate``, ``mean_precision`` or ``mean_recall``).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from memeval_core import labels
 from memeval_core.explore.categories import Metric, category_heatmap, pass_quality
 from memeval_core.explore.reference import reference_frame
 from memeval_core.pmb.fixtures import PmbFixture
@@ -17,11 +18,7 @@ from memeval_core.pmb.pass_types import PASS_TYPES
 from memeval_core.pmb.run import Benchmark, PmbRun
 from pages import ui
 
-METRIC_LABELS: dict[str, Metric] = {
-    "pass rate": "pass_rate",
-    "mean precision": "mean_precision",
-    "mean recall": "mean_recall",
-}
+METRICS: tuple[Metric, ...] = ("pass_rate", "mean_precision", "mean_recall")
 PASS_COLOURS = {"active_retrieval": "#1a7f37", "structural": "#4f8fd6", "trivially_empty": "#b8c4d0"}
 CHART_LIMIT = 50
 """Providers drawn in the charts by default when a suite has more."""
@@ -35,10 +32,11 @@ def references(_fixture: PmbFixture, source: str, benchmark: Benchmark) -> pd.Da
     return reference_frame(_fixture, benchmark)
 
 
-def heatmap_figure(pivot: pd.DataFrame, metric_label: str) -> go.Figure:
-    """Providers (rows, rank order) x categories (columns, benchmark order), the value printed in each cell."""
+def heatmap_figure(pivot: pd.DataFrame, metric: Metric, title: str) -> go.Figure:
+    """Systems (rows, rank order) x categories (columns, benchmark order), the value printed in each cell."""
     z = [[None if pd.isna(v) else float(v) for v in row] for row in pivot.to_numpy()]
-    text = [["" if v is None else f"{v:.2f}" for v in row] for row in z]
+    text = [["" if v is None else f"{100 * v:.0f}%" for v in row] for row in z]
+    name = labels.label(metric)
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -49,32 +47,33 @@ def heatmap_figure(pivot: pd.DataFrame, metric_label: str) -> go.Figure:
             zmin=0,
             zmax=1,
             colorscale="Blues",
-            colorbar={"title": {"text": metric_label}},
-            hovertemplate="%{y}<br>%{x}<br>" + metric_label + " %{z:.4f}<extra></extra>",
+            colorbar={"title": {"text": f"{name} (%)"}, "tickformat": ".0%"},
+            hovertemplate="%{y}<br>%{x}<br>" + name + " %{z:.1%}<extra></extra>",
             xgap=1,
             ygap=1,
         )
     )
     fig.update_layout(
-        height=max(280, 34 * len(pivot.index) + 190),
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis={"side": "top", "tickangle": -30},
-        yaxis={"autorange": "reversed"},
+        title={"text": title, "x": 0, "font": {"size": 15}},
+        height=max(300, 30 * len(pivot.index) + 230),
+        margin={"l": 10, "r": 10, "t": 150, "b": 10},
+        xaxis={"side": "top", "tickangle": -30, "title": {"text": "Category"}},
+        yaxis={"autorange": "reversed", "title": {"text": "System"}},
     )
     return fig
 
 
-def pass_quality_figure(quality: pd.DataFrame, refs: pd.DataFrame) -> go.Figure:
-    """Stacked passes per provider by type, with horizontal lines at the reference systems' pass counts."""
+def pass_quality_figure(quality: pd.DataFrame, refs: pd.DataFrame, title: str) -> go.Figure:
+    """Stacked passes per system by type, with horizontal lines at the reference systems' pass counts."""
     names = [ui.chart_text(n) for n in quality["display_name"]]
     fig = go.Figure(
         [
             go.Bar(
-                name=t.replace("_", " "),
+                name=labels.label(t),
                 x=names,
                 y=[int(v) for v in quality[t]],
                 marker_color=PASS_COLOURS[t],
-                hovertemplate="%{x}: %{y} " + t.replace("_", " ") + "<extra></extra>",
+                hovertemplate="%{x}: %{y} " + labels.label(t).lower() + "<extra></extra>",
             )
             for t in PASS_TYPES
         ]
@@ -83,16 +82,20 @@ def pass_quality_figure(quality: pd.DataFrame, refs: pd.DataFrame) -> go.Figure:
         fig.add_hline(
             y=int(ref["passed"]),
             line_dash=REFERENCE_STYLE[str(ref["name"])],
-            line_color="#cf222e",
+            line_color="#c92a2a",
             annotation_text=f"{ref['name']}: {ref['passed']}",
-            annotation_position="right",
+            annotation_position="top right",
+            annotation_font={"color": "#c92a2a", "size": 11},
         )
+    cases = int(quality["cases"].iloc[0]) if len(quality) else 0
     fig.update_layout(
+        title={"text": title, "x": 0, "font": {"size": 15}},
         barmode="stack",
-        height=460,
-        margin={"l": 10, "r": 170, "t": 30, "b": 10},
-        yaxis={"title": {"text": "passed cases"}},
-        legend={"orientation": "h", "y": 1.1},
+        height=480,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        xaxis={"title": {"text": "System (rank order)"}, "tickangle": -35, "automargin": True},
+        yaxis={"title": {"text": f"Passed cases (of {cases})"}},
+        legend={"orientation": "h", "y": -0.35, "x": 0},
     )
     return fig
 
@@ -138,45 +141,36 @@ def charted_count(n_runs: int) -> int:
 
 
 def heatmap_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:
-    """Metric picker, heatmap (the first ``charted`` providers) and its data (all providers)."""
-    st.subheader("Provider x category")
-    label = st.segmented_control(
-        "Metric", list(METRIC_LABELS), default="pass rate", required=True, **ui.url_bound("metric")
-    )
-    metric_label = label or "pass rate"
-    pivot = category_heatmap(runs, fixture, METRIC_LABELS[metric_label])
+    """Metric picker, heatmap (the first ``charted`` systems) and its data (all systems)."""
+    metric = ui.choice("Metric", "metric", METRICS, "pass_rate", {m: labels.label(m) for m in METRICS}, radio=True)
+    pivot = category_heatmap(runs, fixture, metric)
+    title = f"{labels.label(metric)} by system and category, {ui.chart_text(labels.benchmark_name(benchmark))}"
+    ui.chart(heatmap_figure(pivot.iloc[:charted], metric, title), key="heatmap")
     st.caption(
-        f"{metric_label} per provider (rank order) and category (benchmark order: most cases first). "
-        "Empty cells: no case of that category, or no defined value (precision is undefined when nothing "
-        "was expected and nothing returned)."
+        "Systems in rank order, categories with the most cases first. Empty cells: no case of that category, or "
+        "no defined value (precision is undefined when nothing was expected and nothing returned)."
     )
-    ui.chart(heatmap_figure(pivot.iloc[:charted], metric_label), key="heatmap")
     data = pivot.reset_index().rename(columns={"index": "display_name"})
     data.columns = [str(c) for c in data.columns]
-    ui.download_buttons(data, f"memeval-categories-{benchmark}-{METRIC_LABELS[metric_label]}", "heatmap")
+    ui.download_buttons(data, f"memeval-categories-{benchmark}-{metric}", "heatmap")
 
 
 def quality_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:
-    """Stacked pass types per provider (the first ``charted``) with the reference lines, the explanation, and
-    both tables (all providers)."""
-    st.subheader("What the passes are made of")
+    """Stacked pass types per system (the first ``charted``) with the reference lines, the explanation, and
+    both tables (all systems)."""
+    st.subheader("What the passes are made of", anchor=False)
     quality = pass_quality(runs)
     refs = references(fixture, fixture.source, benchmark)
+    title = f"Passes by type, {ui.chart_text(labels.benchmark_name(benchmark))}"
+    ui.chart(pass_quality_figure(quality.iloc[:charted], refs, title), key="pass-quality")
     st.markdown(worth_sentence(refs, int(quality["cases"].iloc[0])))
-    ui.chart(pass_quality_figure(quality.iloc[:charted], refs), key="pass-quality")
-    st.caption("Passes per provider by type")
-    st.dataframe(quality, hide_index=True, height="content", key="quality-table")
+    ui.table(quality, key="quality-table", hide=("run_id", "benchmark"), height="content")
     ui.download_buttons(quality, f"memeval-pass-quality-{benchmark}", "quality")
-    st.caption("Reference systems, simulated over the fixture with the harness's own checks")
-    st.dataframe(
-        refs,
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(c, format="%.4f") for c in ("pass_rate", "mean_precision", "mean_recall")
-        },
-        key="reference-table",
-    )
-    ui.download_buttons(refs, f"memeval-reference-systems-{benchmark}", "references")
+    with st.expander("Reference systems, simulated over the fixture with the harness's own checks"):
+        shown = refs.rename(columns={"name": "display_name"})
+        shown["display_name"] = [f"Reference: {n}" for n in shown["display_name"]]
+        ui.table(shown, key="reference-table", hide=("benchmark",), link_runs=False)
+        ui.download_buttons(refs, f"memeval-reference-systems-{benchmark}", "references")
 
 
 ui.flash_sync_result()

@@ -1,9 +1,10 @@
-"""QA leaderboard: LoCoMo, LongMemEval and other QA benchmark runs, every number re-derived from per-question verdicts.
+"""QA details: LoCoMo, LongMemEval and other QA benchmark runs, every number re-derived from per-question verdicts.
 
-One tab per benchmark (URL ``?benchmark=locomo``). Within a benchmark, runs that differ in whether
-LoCoMo category 5 (adversarial) is scored are shown in separate tables and never ranked together;
-publishable runs (the benchmark's declared protocol holds) are shown apart from diagnostic ones,
-whose failed conditions are listed. Each table has CSV and JSON downloads of exactly what it shows.
+One benchmark at a time (URL ``?benchmark=locomo``). Within a benchmark, runs that differ in whether LoCoMo
+category 5 (adversarial) is scored are ranked in separate tables. Each table ranks every run by accuracy and
+badges it publishable (the benchmark's declared protocol holds) or diagnostic (with the conditions it fails);
+``?publishable-only=true`` keeps the publishable ones. Category accuracies and each judge's accuracy are columns
+of their own. Each table has CSV and JSON downloads of exactly what it shows.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from memeval_core import labels
 from memeval_core.qa import leaderboard, locomo
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.retrieval_metrics import DEFAULT_K, RetrievalSummary, qa_summaries
@@ -26,50 +28,10 @@ BENCHMARK_ORDER = ("locomo", "longmemeval-s", "longmemeval-m", "longmemeval-orac
 
 BADGE = "badge"
 FAILURE_REASONS = "failure_reasons"
-JUDGE_ACCURACY = "judge_accuracy"
 RETRIEVAL_COLUMNS = (f"ndcg@{DEFAULT_K}", f"p@{DEFAULT_K}", f"r@{DEFAULT_K}", f"mrr@{DEFAULT_K}", f"f1@{DEFAULT_K}")
 RETRIEVAL_QUERIES = "retrieval_queries"
-RATIO_COLUMNS = (
-    "accuracy",
-    "majority_accuracy",
-    "accuracy_without_disputed",
-    "accuracy_std",
-    "accuracy_min",
-    "accuracy_max",
-    *RETRIEVAL_COLUMNS,
-)
 MS_COLUMNS = ("latency_p50_ms", "latency_p95_ms")
-COUNT_COLUMNS = (
-    "rank",
-    "group_rank",
-    "n_questions",
-    "n_judges",
-    "failures",
-    "n_disputed",
-    "n_repeats",
-    "top_k",
-    RETRIEVAL_QUERIES,
-)
 LOCOMO_ONLY = ("includes_adversarial", "accuracy_without_disputed", "n_disputed")
-
-# Help for the columns this page adds to memeval_core.qa.leaderboard.COLUMN_HELP.
-EXTRA_HELP: dict[str, str] = {
-    "rank": "Rank by accuracy among the runs of this table (publishable or diagnostic); ties share a rank.",
-    "group_rank": "Rank by accuracy among all runs of the rank group, publishable and diagnostic together.",
-    BADGE: "✓ publishable: the run meets its benchmark's declared protocol (computed from the run, never set "
-    "by hand). ✗ diagnostic: at least one condition fails; see not_publishable_because.",
-    FAILURE_REASONS: "Failed questions by reason (no answer, error, not judged). Each scores 0 and stays in "
-    "the denominator.",
-    JUDGE_ACCURACY: "Accuracy each judge (verdict source) assigns on its own; the Judges page compares them.",
-    f"ndcg@{DEFAULT_K}": f"Mean NDCG@{DEFAULT_K} of the retrieved ids against the gold evidence ids, over questions "
-    "with gold evidence; only runs that record retrieved ids.",
-    f"p@{DEFAULT_K}": f"Mean precision@{DEFAULT_K}: gold ids among the first {DEFAULT_K} retrieved, divided by "
-    f"{DEFAULT_K}.",
-    f"r@{DEFAULT_K}": f"Mean recall@{DEFAULT_K}: share of the gold evidence ids among the first {DEFAULT_K} retrieved.",
-    f"mrr@{DEFAULT_K}": f"Mean reciprocal rank of the first gold id in the first {DEFAULT_K} retrieved (0 if none).",
-    f"f1@{DEFAULT_K}": f"Mean per-question F1 of precision@{DEFAULT_K} and recall@{DEFAULT_K}.",
-    RETRIEVAL_QUERIES: "Questions with gold evidence ids that the retrieval metrics average over.",
-}
 
 
 def benchmarks(runs: Sequence[LoadedRun]) -> list[str]:
@@ -80,8 +42,16 @@ def benchmarks(runs: Sequence[LoadedRun]) -> list[str]:
 
 
 def category_column(code: str, name: str | None) -> str:
-    """Column of one category: ``cat <code> <name>`` (just the code where the name is the code)."""
-    return f"cat {code}" if not name or name == code else f"cat {code} {name}"
+    """Header of one category's accuracy column: its name in words, then the dataset's code (``Multi hop · 1``)."""
+    words = (name or code).replace("_", " ").replace("-", " ")
+    words = words[:1].upper() + words[1:]
+    same = words.lower() == code.replace("_", " ").replace("-", " ").lower()
+    return words if same else f"{words} · {code}"
+
+
+def judge_column(judge: str) -> str:
+    """Header of one judge's accuracy column."""
+    return f"Judge · {judge}"
 
 
 def _categories(rows: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str | None, list[int]]]:
@@ -93,27 +63,25 @@ def _categories(rows: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str | No
     return out
 
 
-def table(
-    rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary], benchmark: str, diagnostic: bool
-) -> pd.DataFrame:
-    """The table of one group of leaderboard rows, as shown and downloaded.
+def table(rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary], benchmark: str) -> pd.DataFrame:
+    """The table of one rank group, as shown and downloaded (machine keys, plus category and judge columns).
 
-    Columns: name, badge, rank, questions, accuracy, one accuracy column per category, majority accuracy,
-    judges, failures (with reasons), LoCoMo-only columns (category 5 scored, accuracy without disputed
-    questions), repeat spread, latency, top-k and models, retrieval metrics (only when a run of the table
-    records retrieved ids), the failed protocol conditions (diagnostic tables only), provenance.
+    Columns: rank, name, badge, questions, accuracy, one accuracy column per category, majority accuracy, one
+    accuracy column per judge, failures (with reasons), LoCoMo-only columns, repeat spread, latency, top-k and
+    models, retrieval metrics (only when a run of the table records retrieved ids), why diagnostic, provenance.
+    Rows best first; ties share a rank.
     """
     cats = _categories(rows)
+    judges = sorted({j for r in rows for j in r["judges"]})
     has_retrieval = any(r["run_id"] in retrieval for r in rows)
     out = []
-    for r in rows:
+    for r in sorted(rows, key=lambda r: (r["accuracy"] is None, -(r["accuracy"] or 0.0), r["display_name"])):
         rec: dict[str, Any] = {
-            "display_name": r["display_name"],
-            BADGE: "✓ publishable" if r["publishable"] else "✗ diagnostic",
             "rank": 1 + sum(o["accuracy"] is not None and o["accuracy"] > (r["accuracy"] or 0.0) for o in rows)
             if r["accuracy"] is not None
             else None,
-            "group_rank": r["rank"],
+            "display_name": r["display_name"],
+            BADGE: "✓ publishable" if r["publishable"] else "diagnostic",
             "n_questions": r["n_questions"],
             "accuracy": r["accuracy"],
         }
@@ -121,8 +89,8 @@ def table(
             c = r["categories"].get(code)
             rec[col] = c["accuracy"] if c is not None else None
         rec["majority_accuracy"] = r["majority_accuracy"]
-        rec["n_judges"] = r["n_judges"]
-        rec[JUDGE_ACCURACY] = "; ".join(f"{j}: {a}" for j, a in r["judges"].items())
+        for j in judges:
+            rec[judge_column(j)] = r["judges"].get(j)
         rec["failures"] = r["failures"]
         rec[FAILURE_REASONS] = r[FAILURE_REASONS]
         for col in LOCOMO_ONLY:
@@ -138,8 +106,7 @@ def table(
             for col, v in zip(RETRIEVAL_COLUMNS, values, strict=True):
                 rec[col] = None if v is None else round(v, 4)
             rec[RETRIEVAL_QUERIES] = means.n_scored if means else None
-        if diagnostic:
-            rec["not_publishable_because"] = "; ".join(r["not_publishable_because"])
+        rec["not_publishable_because"] = "; ".join(r["not_publishable_because"])
         rec["format"] = r["format"]
         rec["source"] = r["source"]
         rec["joined"] = r["joined"]
@@ -151,28 +118,10 @@ def table(
     return df
 
 
-def column_config(df: pd.DataFrame, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Help text on every column and number formats."""
-    cats = _categories(rows)
-    cfg: dict[str, Any] = {}
-    for col in df.columns:
-        if col in cats:
-            code, name, ns = cats[col]
-            counts = f"{ns[0]} questions" if len(set(ns)) == 1 else f"{min(ns)}-{max(ns)} questions, by run"
-            help_text = f"Accuracy on category {code} ({name or code} under memeval's naming): {counts}."
-        else:
-            help_text = EXTRA_HELP.get(col) or leaderboard.COLUMN_HELP[col]
-        if col in RATIO_COLUMNS or col in cats:
-            cfg[col] = st.column_config.NumberColumn(col, help=help_text, format="%.4f")
-        elif col in MS_COLUMNS:
-            cfg[col] = st.column_config.NumberColumn(col, help=help_text, format="%.2f")
-        elif col in COUNT_COLUMNS:
-            cfg[col] = st.column_config.NumberColumn(col, help=help_text, format="%d")
-        elif col == "includes_adversarial":
-            cfg[col] = st.column_config.CheckboxColumn(col, help=help_text)
-        else:
-            cfg[col] = st.column_config.TextColumn(col, help=help_text, width="small" if col == "run_id" else None)
-    return cfg
+def data_columns(df: pd.DataFrame, rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """The table's columns named by the data (categories, judges), each formatted like an accuracy."""
+    judges = {judge_column(j) for r in rows for j in r["judges"]}
+    return {c: "accuracy" for c in df.columns if c in _categories(rows) or c in judges}
 
 
 def slug(text: str) -> str:
@@ -181,11 +130,15 @@ def slug(text: str) -> str:
 
 
 def show_table(
-    rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary], benchmark: str, diagnostic: bool, key: str
+    rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary], benchmark: str, key: str
 ) -> None:
-    """One table with its downloads."""
-    df = table(rows, retrieval, benchmark, diagnostic)
-    st.dataframe(df, height="content", hide_index=True, column_config=column_config(df, rows), key=f"table-{key}")
+    """One ranked table with its downloads."""
+    df = table(rows, retrieval, benchmark)
+    hide = ("run_id", "format", "source", "joined") + (
+        () if any(not r["publishable"] for r in rows) else ("not_publishable_because",)
+    )
+    ui.table(df, key=f"table-{key}", data_columns=data_columns(df, rows), hide=hide, height="content",
+             widths={"rank": 48, "display_name": 200, BADGE: 110})  # fmt: skip
     ui.download_buttons(df, f"memeval-qa-{key}", key=f"download-{key}")
 
 
@@ -200,90 +153,76 @@ def with_failure_reasons(rows: list[dict[str, Any]], runs: Sequence[LoadedRun]) 
 
 
 def explanation(loaded: ui.QaLoaded) -> None:
-    """What the numbers mean."""
-    st.markdown(
-        """
+    """What the numbers mean, folded away below the tables."""
+    with st.expander("How these numbers are made"):
+        st.markdown(
+            """
 Every number is re-derived from the runs' per-question verdicts. A question's score is the mean of its
-judges' verdicts (0-5 rubrics rescaled to [0, 1]); **accuracy** is the mean over the questions in the
+judges' verdicts (0–5 rubrics rescaled to 0–100%); **accuracy** is the mean over the questions in the
 denominator. A question without an answer or with an error scores 0 and is **never dropped**: the
 *failures* column counts them. Runs that differ in whether LoCoMo category 5 (adversarial) is scored are
 in separate tables and never ranked together. **Publishable** is computed from the run against the
 benchmark's declared protocol (complete corpus, no sampling, reference judge, zero failures, stated
-models and k); diagnostic runs list every condition they fail. Hover a column header for its definition.
+models and k); **diagnostic** runs list every condition they fail. Hover a column header for its definition.
 """
-    )
-    if loaded.n_disputed:
-        st.caption(
-            f"accuracy_without_disputed leaves out the {loaded.n_disputed} LoCoMo questions whose gold answer "
-            "locomo-audit disputes (errors.json)."
         )
+        if loaded.n_disputed:
+            st.caption(
+                f"Accuracy, undisputed leaves out the {loaded.n_disputed} LoCoMo questions whose gold answer "
+                "locomo-audit disputes (errors.json)."
+            )
 
 
 def mapping_table() -> None:
     """LoCoMo's category codes under memeval's naming and under each source's naming, with downloads."""
-    st.markdown("##### LoCoMo category codes")
-    st.caption(
-        "Sources name LoCoMo's numeric categories differently. memeval stores each run's raw code and names "
-        "categories by one declared convention (the memeval column); the others show each source's label."
-    )
-    df = pd.DataFrame(locomo.category_mapping_table())
-    fixed = {
-        "code": "Raw category code as locomo10.json spells it; every run keeps it.",
-        "memeval": "The name memeval shows for the code (its declared convention).",
-        "count": "Questions with this code in locomo10.json.",
-    }
-    cfg = {
-        col: st.column_config.TextColumn(col, help=fixed.get(col, f"The label {col} uses for this code."))
-        for col in df.columns
-    }
-    st.dataframe(df, hide_index=True, column_config=cfg, key="table-locomo-categories")
-    ui.download_buttons(df, "memeval-qa-locomo-category-codes", key="download-locomo-categories")
+    with st.expander("LoCoMo category codes"):
+        st.caption(
+            "Sources name LoCoMo's numeric categories differently. memeval stores each run's raw code and names "
+            "categories by one declared convention (the memeval column); the others show each source's label."
+        )
+        df = pd.DataFrame(locomo.category_mapping_table())
+        sources = [c for c in df.columns if c not in ("code", "memeval", "count")]
+        ui.table(df, key="table-locomo-categories", data_columns=sources, link_runs=False)
+        ui.download_buttons(df, "memeval-qa-locomo-category-codes", key="download-locomo-categories")
 
 
-def benchmark_tab(benchmark: str, runs: Sequence[LoadedRun]) -> None:
-    """Every rank group of one benchmark: publishable table, diagnostic table, failed conditions."""
+def benchmark_section(benchmark: str, runs: Sequence[LoadedRun], publishable_only: bool) -> None:
+    """Every rank group of one benchmark: one ranked table each."""
     rows = with_failure_reasons(leaderboard.rows(list(runs), benchmark), runs)
+    if publishable_only:
+        rows = [r for r in rows if r["publishable"]]
     retrieval = qa_summaries(runs)
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault(r["rank_group"], []).append(r)
-    if len(groups) > 1:
-        st.caption(
-            f"{len(groups)} separate rankings: runs that differ in whether category 5 is scored are not compared."
-        )
-    if not retrieval:
-        st.caption("No run of this benchmark records retrieved ids, so there are no retrieval metrics to show.")
+    if not groups:
+        st.info("No run of this benchmark meets its protocol; switch off *Publishable only* to see the others.")
     for gi, (group, members) in enumerate(groups.items()):
-        st.subheader(ui.md_escape(group), anchor=False)
-        publishable = [r for r in members if r["publishable"]]
-        diagnostic = [r for r in members if not r["publishable"]]
+        if len(groups) > 1:
+            st.subheader(ui.md_escape(labels.benchmark_name(benchmark) + group.removeprefix(benchmark)), anchor=False)
+        n_pub = sum(r["publishable"] for r in members)
         st.caption(
-            f"{len(members)} run{'s' if len(members) != 1 else ''}: {len(publishable)} publishable, "
-            f"{len(diagnostic)} diagnostic."
+            f"{len(members)} run{'s' if len(members) != 1 else ''}: {n_pub} publishable, {len(members) - n_pub} "
+            "diagnostic." + ("" if retrieval else " No run records retrieved ids: no retrieval metrics.")
         )
-        key = f"{slug(benchmark)}-{gi}"
-        if publishable:
-            st.markdown("**Publishable**")
-            show_table(publishable, retrieval, benchmark, False, f"{key}-publishable")
-        if diagnostic:
-            st.markdown("**Diagnostic** (not publishable)")
-            show_table(diagnostic, retrieval, benchmark, True, f"{key}-diagnostic")
-            with st.expander(f"Failed protocol conditions of {len(diagnostic)} diagnostic runs"):
-                for r in diagnostic:
-                    ui.plain(f"{r['display_name']}:\n  - " + "\n  - ".join(r["not_publishable_because"]))
+        show_table(members, retrieval, benchmark, f"{slug(benchmark)}-{gi}")
     if benchmark == locomo.BENCHMARK:
         mapping_table()
 
 
 loaded = ui.load_qa_current()
-st.title("QA leaderboard")
+st.title("QA details")
 if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-explanation(loaded)
 names = benchmarks(loaded.runs)
-tabs = st.tabs(names, **ui.url_bound("benchmark"))
-for name, tab in zip(names, tabs, strict=True):
-    with tab:
-        benchmark_tab(name, [r for r in loaded.runs if r.run.run.benchmark == name])
+controls = st.container(horizontal=True, vertical_alignment="bottom")
+with controls:
+    chosen = ui.choice(
+        "Benchmark", "benchmark", names, names[0], {b: labels.benchmark_name(b) for b in names}, radio=True
+    )
+    only = st.toggle("Publishable only", help="Keep only runs that meet their benchmark's protocol.",
+                     **ui.url_bound("publishable-only"))  # fmt: skip
+benchmark_section(chosen, [r for r in loaded.runs if r.run.run.benchmark == chosen], only)
+explanation(loaded)

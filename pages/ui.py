@@ -16,7 +16,7 @@ import hmac
 import html
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -380,7 +380,7 @@ def table(
     df: pd.DataFrame,
     key: str,
     *,
-    data_columns: Sequence[str] = (),
+    data_columns: Sequence[str] | Mapping[str, str] = (),
     hide: Sequence[str] = ("run_id",),
     link_runs: bool = True,
     height: int | Literal["auto", "content"] = "auto",
@@ -389,15 +389,19 @@ def table(
     """Show ``df`` (machine keys as columns) as people read it: registry headers with their definitions as
     column help, the app's number formats, ``—`` for missing values.
 
-    ``data_columns`` are columns named by the data (a provider, a judge): their header is shown as it is.
+    ``data_columns`` are columns named by the data (a provider, a judge): their header is shown as it is. As a
+    mapping (column → registry key), each such column takes the format and help of that key (a judge's accuracy).
     ``hide`` drops columns from the view (downloads keep them). With ``link_runs`` and both ``display_name``
     and ``run_id`` present, each system opens its run page.
     """
     shown = df.drop(columns=[c for c in hide if c in df.columns])
     config: dict[str, Any] = {}
     widths = widths or {}
+    like = dict(data_columns) if isinstance(data_columns, Mapping) else {}
     for col in shown.columns:
-        if col in data_columns:
+        if col in like:
+            config[col] = st.column_config.Column(str(col), help=labels.help_text(like[col]), width=widths.get(col))
+        elif col in data_columns:
             config[col] = st.column_config.Column(str(col), width=widths.get(col))
         else:
             config[col] = st.column_config.Column(labels.label(col), help=labels.help_text(col), width=widths.get(col))
@@ -412,8 +416,8 @@ def table(
             labels.label("display_name"), help=labels.help_text("display_name") + " Click to open the run.",
             display_text=r"#(.*)$", width=widths.get("display_name"),
         )  # fmt: skip
-    plain_text = {*data_columns, *(["display_name"] if linked else [])}
-    formatters = {c: partial(labels.formatted, c) for c in shown.columns if c not in plain_text}
+    plain_text = {*(c for c in data_columns if c not in like), *(["display_name"] if linked else [])}
+    formatters = {c: partial(labels.formatted, like.get(c, c)) for c in shown.columns if c not in plain_text}
     data: Any
     if shown.size <= STYLED_TABLE_CELLS:
         data = shown.style.format(formatters, na_rep=labels.MISSING)
@@ -488,10 +492,11 @@ CLASS_COLOURS: dict[str, str] = {
 
 
 def benchmark_picker(runs: Sequence[PmbRun], key: str = "benchmark") -> Benchmark:
-    """A horizontal radio of the suites present in ``runs`` (URL ``?benchmark=``); single-turn first."""
+    """A horizontal radio of the PMB suites present in ``runs`` (URL ``?benchmark=``, a warning for an unknown
+    value); single-turn first."""
     present = [b for b in BENCHMARKS if any(r.identity.benchmark == b for r in runs)]
-    choice: Benchmark = st.radio("Benchmark", present, horizontal=True, **url_bound(key))
-    return choice
+    chosen = choice("Suite", key, present, present[0], {b: labels.benchmark_name(b) for b in present}, radio=True)
+    return next(b for b in BENCHMARKS if b == chosen)
 
 
 def suite_runs(runs: Sequence[PmbRun], benchmark: Benchmark) -> tuple[PmbRun, ...]:

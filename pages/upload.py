@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from memeval_core import leaderboard, settings
+from memeval_core import labels, leaderboard, settings
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.locomo import find_locomo
 from memeval_core.store import add_files
@@ -42,32 +43,39 @@ checked = []
 for f in files:
     data = f.getvalue()
     if len(data) > max_mb * 1024 * 1024:
-        st.error(f"{f.name}: {len(data):,} bytes is above the {max_mb:g} MB limit (MEMEVAL_MAX_UPLOAD_MB raises it).")
+        st.error(
+            ui.md_escape(f"{f.name}: {len(data):,} bytes is above the {max_mb:g} MB limit (MEMEVAL_MAX_UPLOAD_MB).")
+        )
         continue
     checked.append((f.name, data, preview(f.name, data, loaded.fixture, existing_pmb, existing_qa, datasets)))
+
+
+def preview_row(r: dict[str, Any], kind: str) -> dict[str, Any]:
+    """One provisional row of an uploaded run (machine keys)."""
+    if kind == "pmb":
+        score, badge = {"passed": r["passed"]}, ui.verification_badge(r["mismatches"])
+    else:
+        reasons = "; ".join(r["not_publishable_because"])
+        score, badge = {"accuracy": r["accuracy"]}, "✓ publishable" if r["publishable"] else f"diagnostic: {reasons}"
+    return {
+        "display_name": r["display_name"],
+        "benchmark": labels.benchmark_name(r["benchmark"]),
+        "provisional_rank": f"{r['provisional_rank']} of {r['of']}",
+        **score,
+        "badge": badge,
+    }
+
 
 for name, _, p in checked:
     with st.container(border=True):
         st.markdown(f"**{ui.md_escape(name)}** → would be stored as `{p.safe_name}`")
         if not p.ok:
             for err in p.errors:
-                st.error(f"{err.path}: {err.message}" + (f" — {err.hint}" if err.hint else ""))
+                # The message quotes the file: shown as plain text, never as Markdown.
+                st.error(ui.md_escape(f"{err.path}: {err.message}" + (f" — {err.hint}" if err.hint else "")))
             continue
-        rows = pd.DataFrame(
-            [
-                {
-                    "display_name": r["display_name"],
-                    "benchmark": r["benchmark"],
-                    "provisional rank": f"{r['provisional_rank']} of {r['of']}",
-                    "passed" if p.kind == "pmb" else "accuracy": r["passed"] if p.kind == "pmb" else r["accuracy"],
-                    "status": ui.verification_badge(r["mismatches"]) if p.kind == "pmb" else (
-                        "publishable" if r["publishable"] else "diagnostic: " + "; ".join(r["not_publishable_because"])
-                    ),
-                }
-                for r in p.rows
-            ]
-        )  # fmt: skip
-        st.dataframe(rows, hide_index=True)
+        rows = pd.DataFrame([preview_row(r, p.kind) for r in p.rows])
+        ui.table(rows, key=f"preview-{p.safe_name}", link_runs=False)
         st.caption("Provisional: where the run would rank among the runs already loaded.")
 
 valid = [(name, data) for name, data, p in checked if p.ok]
@@ -75,9 +83,9 @@ if valid and st.button(f"Save {len(valid)} valid file(s) to the results director
     outcome = add_files(results, valid, validate_any(loaded.fixture, datasets), int(max_mb * 1024 * 1024))
     for r in outcome:
         if r.status == "stored":
-            st.success(f"{r.name}: saved as {Path(r.path or '').name}")
+            st.success(ui.md_escape(f"{r.name}: saved as {Path(r.path or '').name}"))
         elif r.status == "duplicate":
-            st.info(f"{r.name}: already stored (same SHA-256), not saved twice.")
+            st.info(ui.md_escape(f"{r.name}: already stored (same SHA-256), not saved twice."))
         else:
-            st.error(f"{r.name}: {r.error}")
+            st.error(ui.md_escape(f"{r.name}: {r.error}"))
     st.cache_data.clear()

@@ -53,13 +53,16 @@ def test_heatmap_categories_in_benchmark_order_with_pass_rates(pmb_results: Path
     z = dict(zip(heat["y"], heat["z"], strict=True))
     assert z["tenure"] == [1.0] * 13
     assert z["gbrain"][:3] == pytest.approx([3 / 23, 9 / 12, 2 / 7])
-    assert heat["text"][1][:3] == ["0.13", "0.75", "0.29"]
+    assert heat["text"][1][:3] == ["13%", "75%", "29%"]
     assert (heat["zmin"], heat["zmax"]) == (0, 1)
+    layout = specs(run_app())[0]["layout"]
+    assert layout["title"]["text"].startswith("Pass rate by system and category")
+    assert (layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]) == ("Category", "System")
 
 
 def test_metric_from_the_url(downloads: dict[str, bytes]) -> None:
-    at = run_app(metric="mean precision")
-    assert at.segmented_control(key="metric").value == "mean precision"
+    at = run_app(metric="mean_precision")
+    assert at.radio(key="choice-metric").value == "mean_precision"
     (heat,) = specs(at)[0]["data"]
     z = dict(zip(heat["y"], heat["z"], strict=True))
     # Precision is undefined (an empty cell) where nothing was expected and nothing returned.
@@ -76,6 +79,13 @@ def test_metric_from_the_url(downloads: dict[str, bytes]) -> None:
     assert csv.loc[csv["display_name"] == "mem0", "Alias resolution"].iloc[0] == pytest.approx(z["mem0"][0])
 
 
+def test_an_unknown_metric_in_the_link_is_named() -> None:
+    at = run_app(metric="nope")
+    assert [w.value for w in at.warning] == [
+        "The link asks for metric=nope, which is not here; showing Pass rate instead."
+    ]
+
+
 def test_session_heatmap() -> None:
     (heat,) = specs(run_app(benchmark="pmb-session"))[0]["data"]
     assert heat["x"] == ["Session-level noise isolation"]
@@ -90,9 +100,11 @@ def test_pass_quality_bars_and_reference_lines() -> None:
     bars = specs(at)[1]
     by_type = {t["name"]: t["y"] for t in bars["data"]}
     assert bars["data"][0]["x"] == RANKED
-    assert by_type["active retrieval"][:3] == [43, 5, 4]
-    assert by_type["structural"][:2] == [25, 20]
-    assert by_type["trivially empty"][:2] == [9, 9]
+    assert by_type["Active passes"][:3] == [43, 5, 4]
+    assert by_type["Structural passes"][:2] == [25, 20]
+    assert by_type["Empty passes"][:2] == [9, 9]
+    assert bars["layout"]["yaxis"]["title"]["text"] == "Passed cases (of 77)"
+    assert bars["layout"]["legend"]["y"] < 0, "the legend sits below the plot, away from the toolbar"
     lines = sorted((s["y0"], s["line"]["dash"]) for s in bars["layout"]["shapes"])
     assert lines == [(1, "dot"), (22, "dash")]
     notes = {a["text"] for a in bars["layout"]["annotations"]}
@@ -106,12 +118,13 @@ def test_pass_quality_bars_and_reference_lines() -> None:
 def test_tables_and_downloads(downloads: dict[str, bytes]) -> None:
     at = run_app()
     quality, refs = (d.value for d in at.dataframe)
+    quality = quality.assign(display_name=[v.split("#", 1)[1] for v in quality["display_name"]])
     assert list(quality["display_name"]) == RANKED
     assert (quality["active_retrieval"] + quality["structural"] + quality["trivially_empty"] == quality["passed"]).all()
-    assert list(refs["name"]) == ["returns nothing", "returns everything"]
+    assert list(refs["display_name"]) == ["Reference: returns nothing", "Reference: returns everything"]
     assert list(refs["passed"]) == [22, 1]
     saved = json.loads(downloads["memeval-reference-systems-pmb-single-turn.json"])
     assert [r["passed"] for r in saved] == [22, 1]
     saved_quality = pd.read_csv(io.BytesIO(downloads["memeval-pass-quality-pmb-single-turn.csv"]))
-    assert list(saved_quality.columns) == list(quality.columns)
+    assert set(quality.columns) < set(saved_quality.columns) and "run_id" in saved_quality.columns
     assert list(saved_quality["passed"]) == list(quality["passed"])

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from memeval_core.leaderboard import COLUMN_HELP
+from memeval_core import labels
 from memeval_core.sync import BASELINE_DIR, UPSTREAM_REF, UPSTREAM_REPO
 from pages import ui
 
@@ -23,11 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
 PAGE = "pages/leaderboard.py"
 SINGLE_COLUMNS = [
-    "run_id",
+    "rank",
     "display_name",
     "status",
     "provider",
-    "benchmark",
     "cases",
     "passed",
     "active_retrieval",
@@ -39,14 +38,12 @@ SINGLE_COLUMNS = [
     "latency_p50_ms",
     "latency_p95_ms",
     "ingestion_total_ms",
-    "verified",
-    "mismatches",
 ]
-SESSION_COLUMNS = [*SINGLE_COLUMNS[:12], "mean_drift", *SINGLE_COLUMNS[12:]]
+SESSION_COLUMNS = [*SINGLE_COLUMNS[:11], "mean_drift", *SINGLE_COLUMNS[11:]]
 
 
 def run_app(query: dict[str, str] | None = None) -> AppTest:
-    """The app after its first run, on the leaderboard page, with optional URL query parameters."""
+    """The app after its first run, on the PMB details page, with optional URL query parameters."""
     at = AppTest.from_file(str(APP), default_timeout=60)
     for k, v in (query or {}).items():
         at.query_params[k] = v
@@ -56,12 +53,16 @@ def run_app(query: dict[str, str] | None = None) -> AppTest:
     return at
 
 
-def table(at: AppTest, benchmark: str) -> pd.DataFrame:
-    """The DataFrame shown in the benchmark's tab."""
-    (tab,) = [t for t in at.tabs if t.label == benchmark]
-    (df,) = tab.dataframe
-    value: pd.DataFrame = df.value
-    return value
+def system(cell: str) -> str:
+    """A system's name from its link cell (``run?run=<id>#<name>``)."""
+    return cell.split("#", 1)[1]
+
+
+def table(at: AppTest) -> pd.DataFrame:
+    """The table shown (the selected suite's), with each system's name instead of its link."""
+    df: pd.DataFrame = at.dataframe[0].value.copy()
+    df["display_name"] = [system(v) for v in df["display_name"]]
+    return df
 
 
 def by_name(df: pd.DataFrame, name: str) -> dict[str, Any]:
@@ -75,8 +76,9 @@ def by_name(df: pd.DataFrame, name: str) -> dict[str, Any]:
 
 
 def test_single_turn_table_shows_re_derived_numbers(pmb_env: Path) -> None:
-    df = table(run_app(), "pmb-single-turn")
+    df = table(run_app())
     assert list(df.columns) == SINGLE_COLUMNS
+    assert list(df["rank"]) == list(range(1, 14))
     assert len(df) == 13
     assert df["display_name"].iloc[0] == "tenure"
     tenure = by_name(df, "tenure")
@@ -96,11 +98,10 @@ def test_single_turn_table_shows_re_derived_numbers(pmb_env: Path) -> None:
         20,
         9,
     )
-    assert set(df["benchmark"]) == {"pmb-single-turn"}
 
 
 def test_session_table_has_drift(pmb_env: Path) -> None:
-    df = table(run_app(), "pmb-session")
+    df = table(run_app({"benchmark": "pmb-session"}))
     assert list(df.columns) == SESSION_COLUMNS
     assert len(df) == 11
     assert df["display_name"].iloc[0] == "tenure"
@@ -114,53 +115,45 @@ def test_session_table_has_drift(pmb_env: Path) -> None:
 
 def test_verification_badges_and_mismatch_lists(pmb_env: Path) -> None:
     at = run_app()
-    df = table(at, "pmb-single-turn")
-    unverified = {r["display_name"]: r["status"] for r in df.to_dict("records") if not r["verified"]}
+    df = table(at)
+    unverified = {r["display_name"]: r["status"] for r in df.to_dict("records") if r["status"] != "✓ verified"}
     assert unverified == {
         "vector (nomic)": "✗ 4 mismatches",
         "qwen3 (vector)": "✗ 3 mismatches",
         "mem0": "✗ 7 mismatches",
     }
-    assert by_name(df, "tenure")["status"] == "✓ verified"
-    assert by_name(df, "tenure")["mismatches"] == ""
-    # mem0's stated category block disagrees with its own per-case data.
-    assert "$.retrieval.categories[1].caseCount: stated 11, re-derived 12" in by_name(df, "mem0")["mismatches"]
-    assert all(table(at, "pmb-session")["status"] == "✓ verified")
-
-    summary = " ".join(m.value for m in at.markdown)
-    assert "21 of 24 runs verified" in summary
-    (single,) = [e for e in at.expander if e.label.startswith("Verification details") and "of 13" in e.label]
+    assert "13 runs, 10 verified." in [c.value for c in at.caption]
+    assert all(table(run_app({"benchmark": "pmb-session"}))["status"] == "✓ verified")
+    (single,) = [e for e in at.expander if e.label.startswith("Verification details")]
     assert single.label == "Verification details: 3 of 13 runs with mismatches"
     listed = [t.value for t in single.text]
     assert "mem0 (test-results/baseline/retrieval-report-mem0.json): 7 mismatches" in listed
     codes = "\n".join(c.value for c in single.code)
     assert "$.retrieval.passTypes.structural: stated 7, re-derived 8" in codes  # qwen3
     assert "$.retrieval.passTypes.triviallyEmpty: stated 10, re-derived 3" in codes  # nomic
+    # mem0's stated category block disagrees with its own per-case data.
+    assert "$.retrieval.categories[1].caseCount: stated 11, re-derived 12" in codes
 
 
 def test_explanation_and_column_help(pmb_env: Path) -> None:
     at = run_app()
-    text = " ".join(m.value for m in at.markdown)
-    for phrase in ("active_retrieval", "structural", "trivially_empty", "re-derived from the raw per-case ids"):
+    (how,) = [e for e in at.expander if e.label == "How these numbers are made"]
+    text = " ".join(m.value for m in how.markdown)
+    for phrase in ("Active passes", "Structural passes", "Empty passes", "re-derived from the raw per-case ids"):
         assert phrase in text
     assert "Recall alone misleads" in text
-    for benchmark in ("pmb-single-turn", "pmb-session"):
-        (tab,) = [t for t in at.tabs if t.label == benchmark]
-        config = json.loads(tab.dataframe[0].proto.columns)
-        shown = list(table(at, benchmark).columns)
-        assert set(config) - {"_index"} == set(shown)  # _index: hide_index=True
-        for col in shown:
-            expected = ui.VERIFICATION_BADGE_HELP if col == "status" else COLUMN_HELP[col]
-            assert config[col]["help"] == expected, col
-        assert config["mean_precision"]["type_config"]["format"] == "%.4f"
+    config = json.loads(at.dataframe[0].proto.columns)
+    for col in SINGLE_COLUMNS:
+        assert config[col]["label"] == labels.label(col), col
+        assert config[col]["help"].startswith(labels.help_text(col)), col
+    assert "_" not in "".join(config[c]["label"] for c in SINGLE_COLUMNS)
 
 
 def test_sidebar_names_the_results_directory(pmb_env: Path) -> None:
     at = run_app()
-    codes = [c.value for c in at.sidebar.code]
-    assert str(pmb_env) in codes
-    assert str(pmb_env / "fixtures") in codes
-    assert "24 runs loaded: 13 single-turn, 11 session." in [c.value for c in at.sidebar.caption]
+    captions = [c.value for c in at.sidebar.caption]
+    assert f"Results: {pmb_env}" in captions
+    assert any("PrecisionMemBench · single\\-turn: 13 runs" in c and "session: 11 runs" in c for c in captions)
 
 
 # --- URL state and sorting ------------------------------------------------------------------------
@@ -168,61 +161,65 @@ def test_sidebar_names_the_results_directory(pmb_env: Path) -> None:
 
 def test_url_selects_the_session_table(pmb_env: Path) -> None:
     at = run_app({"benchmark": "pmb-session"})
-    assert at.session_state["benchmark"] == "pmb-session"
-    assert run_app().session_state["benchmark"] == "pmb-single-turn"
+    assert at.radio(key="choice-benchmark").value == "pmb-session"
+    assert "mean_drift" in table(at).columns
+    assert run_app().radio(key="choice-benchmark").value == "pmb-single-turn"
 
 
 def test_url_sort_and_order(pmb_env: Path) -> None:
     at = run_app({"sort": "display_name", "order": "ascending"})
-    df = table(at, "pmb-single-turn")
+    df = table(at)
     assert list(df["display_name"][:3]) == ["a-mem", "agentmemory", "atomicmemory"]
-    assert at.selectbox(key="sort").value == "display_name"
-    assert at.radio(key="order").value == "ascending"
+    assert at.selectbox(key="choice-sort").value == "display_name"
+    assert at.radio(key="choice-order").value == "ascending"
 
 
 def test_sort_control_reorders(pmb_env: Path) -> None:
     at = run_app()
-    assert at.radio(key="order").disabled  # rank has a fixed direction
-    at.selectbox(key="sort").set_value("latency_p50_ms").run()
+    at.selectbox(key="choice-sort").set_value("latency_p50_ms").run()
     assert not at.exception
-    df = table(at, "pmb-single-turn")
+    df = table(at)
     assert df["display_name"].iloc[0] == "qwen3 (vector)"
     assert df["latency_p50_ms"].iloc[0] == 872.1
     assert list(df["latency_p50_ms"]) == sorted(df["latency_p50_ms"], reverse=True)
-    # The browser writes bound widget values into the URL; test_browser_leaderboard checks that part.
-    at.radio(key="order").set_value("ascending").run()
-    df = table(at, "pmb-single-turn")
+    at.radio(key="choice-order").set_value("ascending").run()
+    df = table(at)
     assert (df["display_name"].iloc[0], df["latency_p50_ms"].iloc[0]) == ("tenure", 9.77)
 
 
 def test_drift_sort_leaves_single_turn_in_rank_order(pmb_env: Path) -> None:
     at = run_app({"sort": "mean_drift", "order": "ascending"})
-    assert table(at, "pmb-single-turn")["display_name"].iloc[0] == "tenure"
-    session = table(at, "pmb-session")
+    assert table(at)["display_name"].iloc[0] == "tenure"
+    assert "13 runs, 10 verified. Drift does not apply to this suite; shown in rank order." in [
+        c.value for c in at.caption
+    ]
+    session = table(run_app({"sort": "mean_drift", "order": "ascending", "benchmark": "pmb-session"}))
     assert list(session["mean_drift"]) == sorted(session["mean_drift"])
-    assert "mean_drift does not apply to single-turn runs; shown in rank order." in [c.value for c in at.caption]
 
 
-def test_invalid_url_values_fall_back_to_defaults(pmb_env: Path) -> None:
+def test_invalid_url_values_are_named_in_a_warning(pmb_env: Path) -> None:
     at = run_app({"sort": "__class__", "order": "sideways", "benchmark": "../../etc"})
-    assert at.selectbox(key="sort").value == "rank"
-    assert table(at, "pmb-single-turn")["display_name"].iloc[0] == "tenure"
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 3
+    assert any("benchmark=\\.\\./\\.\\./etc" in w and "single\\-turn instead" in w for w in warnings)
+    assert any("sort=\\_\\_class\\_\\_" in w and "showing Rank instead" in w for w in warnings)
+    assert at.selectbox(key="choice-sort").value == "rank"
+    assert table(at)["display_name"].iloc[0] == "tenure"
 
 
 # --- Downloads ----------------------------------------------------------------------------------
 
 
 def test_downloads_hold_exactly_the_shown_table(pmb_env: Path, downloads: dict[str, bytes]) -> None:
-    at = run_app({"sort": "mean_recall", "order": "ascending"})
     for benchmark in ("pmb-single-turn", "pmb-session"):
-        shown = table(at, benchmark)
+        at = run_app({"sort": "mean_recall", "order": "ascending", "benchmark": benchmark})
+        shown = table(at)
         csv_df = pd.read_csv(io.BytesIO(downloads[f"memeval-leaderboard-{benchmark}.csv"]), keep_default_na=False)
-        assert list(csv_df.columns) == list(shown.columns)
-        assert list(csv_df["run_id"]) == list(shown["run_id"])
+        assert list(csv_df["display_name"]) == list(shown["display_name"])
         assert list(csv_df["passed"]) == list(shown["passed"])
+        assert {"run_id", "benchmark", "mismatches", "verified"} <= set(csv_df.columns), "machine names, all of them"
         records = json.loads(downloads[f"memeval-leaderboard-{benchmark}.json"])
-        assert [r["run_id"] for r in records] == list(shown["run_id"])
-        assert list(records[0]) == list(shown.columns)
+        assert [r["display_name"] for r in records] == list(shown["display_name"])
     records = json.loads(downloads["memeval-leaderboard-pmb-single-turn.json"])
     mem0 = next(r for r in records if r["display_name"] == "mem0")
     assert (mem0["mean_precision"], mem0["mean_recall"], mem0["latency_p50_ms"]) == (0.0558, 0.9884, 64.94)
@@ -251,7 +248,7 @@ def hostile_results(pmb_results: Path, tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_report_text_is_plain_and_errors_are_listed(hostile_results: Path) -> None:
     at = run_app()
-    df = table(at, "pmb-single-turn")
+    df = table(at)
     assert list(df["provider"]) == [HOSTILE]
     assert df["display_name"].iloc[0].startswith(HOSTILE)
     # No Markdown element anywhere carries the report's text unescaped.
@@ -259,10 +256,8 @@ def test_report_text_is_plain_and_errors_are_listed(hostile_results: Path) -> No
         assert "<img" not in m.value and "**bold**" not in m.value
     errors = [c.value for c in at.sidebar.code if "retrieval-report-broken.json" in c.value]
     assert len(errors) == 1
-    assert "file: retrieval-report-broken.json" in errors[0]
-    assert "at:   $" in errors[0]
-    assert "not valid JSON" in errors[0]
-    assert [e.value for e in at.sidebar.error] == ["1 file could not be loaded:"]
+    assert errors[0].startswith("retrieval-report-broken.json\nnot valid JSON")
+    assert [e.label for e in at.sidebar.expander] == ["1 file not loaded (1 with errors)"]
 
 
 # --- Empty state and the one-click download ------------------------------------------------------
@@ -342,8 +337,8 @@ def test_sync_button_downloads_and_shows_the_leaderboard(
     assert [s.value for s in at.success] == [
         f"Downloaded 27 files from https://github.com/{UPSTREAM_REPO}/tree/{UPSTREAM_REF}."
     ]
-    single = table(at, "pmb-single-turn")
-    assert len(single) == 13 and len(table(at, "pmb-session")) == 11
+    single = table(at)
+    assert len(single) == 13 and len(table(run_app({"benchmark": "pmb-session"}))) == 11
     assert by_name(single, "tenure")["passed"] == 77
     synced = empty_results / "precisionmembench"
     assert (synced / "SOURCE.json").is_file()
@@ -370,9 +365,9 @@ def test_fingerprint_follows_file_changes(tmp_path: Path) -> None:
 
 def test_load_is_cached_per_fingerprint(pmb_results: Path) -> None:
     fp = ui.fingerprint(pmb_results)
-    first = ui.load(str(pmb_results), None, fp)
-    assert len(first.runs) == 24 and first.errors == ()
-    assert ui.load(str(pmb_results), None, fp).runs[0].identity == first.runs[0].identity
+    first = ui.load_everything(str(pmb_results), None, None, fp)
+    assert len(first.pmb.runs) == 24 and first.pmb.errors == ()
+    assert ui.load_everything(str(pmb_results), None, None, fp) is first
 
 
 def test_md_escape_neutralises_markdown() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -29,8 +30,9 @@ def page() -> AppTest:
 
 
 def texts(at: AppTest) -> str:
+    """Every message shown, with Markdown escapes removed (file names and messages are escaped on the page)."""
     parts = [e.value for kind in ("markdown", "error", "success", "info", "caption") for e in at.get(kind)]
-    return "\n".join(str(p) for p in parts)
+    return re.sub(r"\\(.)", r"\1", "\n".join(str(p) for p in parts))
 
 
 def test_valid_and_invalid_files_then_save(results: Path, pmb_results: Path) -> None:
@@ -47,7 +49,7 @@ def test_valid_and_invalid_files_then_save(results: Path, pmb_results: Path) -> 
     assert "would be stored as `mem0-run.json`" in shown
     assert "$.cases[2].caseId: 'not-a-case' is not a case of retrieval.cases.json" in shown
     (table,) = [df.value for df in at.dataframe]
-    assert table.iloc[0]["provisional rank"] == "2 of 2" and table.iloc[0]["passed"] == 9
+    assert table.iloc[0]["provisional_rank"] == "2 of 2" and table.iloc[0]["passed"] == 9
     assert not (results / "uploads").exists(), "nothing is written before confirmation"
     (save,) = [b for b in at.button if b.label.startswith("Save")]
     assert save.label == "Save 1 valid file(s) to the results directory"

@@ -53,11 +53,11 @@ def download_csv(page: Page) -> list[dict[str, str]]:
 
 
 def test_leaderboard_sort_and_download(page: Page, streamlit_server: str) -> None:
-    page.goto(streamlit_server)
+    page.goto(f"{streamlit_server}/leaderboard")
     page.wait_for_selector(TABLE, timeout=WAIT_MS)
     settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.get_by_text("21 of 24 runs verified.").is_visible()
+    assert page.get_by_text("13 runs, 10 verified.").is_visible()
 
     rows = download_csv(page)
     assert len(rows) == 13
@@ -73,7 +73,7 @@ def test_leaderboard_sort_and_download(page: Page, streamlit_server: str) -> Non
 
     # Sort with the page's control: by name, ascending. The choice lands in the URL, so the view is a link.
     page.locator('[data-testid="stSelectbox"]', has_text="Sort by").locator("input").click()
-    page.get_by_role("option", name="display_name", exact=True).click()
+    page.get_by_role("option", name="System", exact=True).click()
     page.wait_for_url("**sort=display_name**", timeout=WAIT_MS)
     settle(page)
     page.locator('[data-testid="stRadio"]', has_text="Order").get_by_text("ascending").click()
@@ -84,7 +84,7 @@ def test_leaderboard_sort_and_download(page: Page, streamlit_server: str) -> Non
     assert sorted(r["run_id"] for r in sorted_rows) == sorted(r["run_id"] for r in rows)
 
     # The shared link reproduces the view; ?benchmark= opens the session table.
-    page.goto(f"{streamlit_server}/?sort=display_name&order=ascending&benchmark=pmb-session")
+    page.goto(f"{streamlit_server}/leaderboard?sort=display_name&order=ascending&benchmark=pmb-session")
     page.wait_for_selector(TABLE, timeout=WAIT_MS)
     settle(page)
     session_rows = download_csv(page)
