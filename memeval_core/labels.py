@@ -311,6 +311,38 @@ LABELS: dict[str, Label] = {
         "Empty, belief required", "Empty turns that required a belief: a miss, not isolation.", "count"
     ),
     # --- keys added for the compare and case pages
+    "pass_rate_interval": _l("Gap 95% interval", "Paired-bootstrap interval of the pass-rate gap (A − B)."),
+    "precision_interval": _l("Precision gap 95% interval", "Paired-bootstrap interval of the precision gap."),
+    "a_wins": _l("A wins", "Paired cases A passes and this system fails.", "count"),
+    "a_losses": _l("A loses", "Paired cases this system passes and A fails.", "count"),
+    "expected": _l("Asked for", "What the case asks of this belief, assertion by assertion."),
+    "n_pinned": _l("Pinned facts", "Beliefs returned in the pinned-facts tier.", "count"),
+    "n_relevant": _l("Relevant", "Beliefs returned in the relevant-beliefs tier.", "count"),
+    "n_open_questions": _l("Open questions", "Beliefs returned in the open-questions tier (— unrecorded).", "count"),
+    "qa_b": _l("A only", "Questions A answers correctly and B does not (McNemar's b).", "count"),
+    "qa_c": _l("B only", "Questions B answers correctly and A does not (McNemar's c).", "count"),
+    "both_correct": _l("Both correct", "Questions both answer correctly (mean verdict score ≥ 0.6).", "count"),
+    "both_wrong": _l("Both wrong", "Questions neither answers correctly (failures count as wrong).", "count"),
+    "accuracy_diff": _l("Share-correct gap", "Share of questions answered correctly, A minus B.", "points"),
+    "accuracy_interval": _l("Share-correct 95% interval", "Paired-bootstrap interval of the share-correct gap."),
+    "accuracy_tied": _l("Share tied", "The share-correct interval includes zero: no real difference.", "flag"),
+    "score_diff": _l("Score gap", "Mean score (the leaderboard's accuracy), A minus B.", "points"),
+    "score_interval": _l("Score gap 95% interval", "Paired-bootstrap interval of the mean-score gap."),
+    "score_tied": _l("Score tied", "The mean-score interval includes zero: no real difference.", "flag"),
+    "a_answer": _l("A answer", "System A's answer."),
+    "b_answer": _l("B answer", "System B's answer."),
+    "a_score": _l("A score", "System A's mean rescaled verdict score on the question.", "rate"),
+    "b_score": _l("B score", "System B's mean rescaled verdict score on the question.", "rate"),
+    "a_correct": _l("A correct", "System A's score is at least 0.6.", "flag"),
+    "b_correct": _l("B correct", "System B's score is at least 0.6.", "flag"),
+    "a_failure": _l("A failure", "Why A's question scores 0: no answer, error or not judged."),
+    "b_failure": _l("B failure", "Why B's question scores 0: no answer, error or not judged."),
+    "verdict_score": _l("Score", "The judge's score on its own scale.", "number"),
+    "verdict_scale": _l("Scale", "The judge's scale (binary, 0–5 rubric, ...)."),
+    "verdict_rescaled": _l("Rescaled", "The score rescaled to 0–100%.", "rate"),
+    "verdict_passes": _l("Passes", "The verdict passes the answer.", "flag"),
+    "verdict_model": _l("Judge model", "The model behind the judge, when the run says."),
+    "verdict_label": _l("Judge's label", "The judge's own label of the answer, when it gives one."),
 }
 """Every machine key a page shows, with its header, definition and kind."""
 
@@ -325,6 +357,19 @@ BENCHMARKS: dict[str, str] = {
     "evolving-events": "Evolving Events",
 }
 """Human names of the benchmarks memeval knows; any other id is shown as it is, as plain text."""
+
+
+def category_header(code: str, name: str | None) -> str:
+    """Header of a QA category's accuracy column: its name in words, then the dataset's code (``Multi hop · 1``)."""
+    words = (name or code).replace("_", " ").replace("-", " ")
+    words = words[:1].upper() + words[1:]
+    same = words.lower() == code.replace("_", " ").replace("-", " ").lower()
+    return words if same else f"{words} · {code}"
+
+
+def judge_header(judge: str) -> str:
+    """Header of one judge's accuracy column."""
+    return f"Judge · {judge}"
 
 
 def label(key: str) -> str:

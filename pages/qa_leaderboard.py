@@ -41,24 +41,11 @@ def benchmarks(runs: Sequence[LoadedRun]) -> list[str]:
     return known + sorted(present - set(known))
 
 
-def category_column(code: str, name: str | None) -> str:
-    """Header of one category's accuracy column: its name in words, then the dataset's code (``Multi hop · 1``)."""
-    words = (name or code).replace("_", " ").replace("-", " ")
-    words = words[:1].upper() + words[1:]
-    same = words.lower() == code.replace("_", " ").replace("-", " ").lower()
-    return words if same else f"{words} · {code}"
-
-
-def judge_column(judge: str) -> str:
-    """Header of one judge's accuracy column."""
-    return f"Judge · {judge}"
-
-
 def _categories(rows: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str | None, list[int]]]:
     out: dict[str, tuple[str, str | None, list[int]]] = {}
     for r in rows:
         for code, c in r["categories"].items():
-            col = category_column(code, c["name"])
+            col = labels.category_header(code, c["name"])
             out.setdefault(col, (code, c["name"], []))[2].append(c["n"])
     return out
 
@@ -90,7 +77,7 @@ def table(rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary]
             rec[col] = c["accuracy"] if c is not None else None
         rec["majority_accuracy"] = r["majority_accuracy"]
         for j in judges:
-            rec[judge_column(j)] = r["judges"].get(j)
+            rec[labels.judge_header(j)] = r["judges"].get(j)
         rec["failures"] = r["failures"]
         rec[FAILURE_REASONS] = r[FAILURE_REASONS]
         for col in LOCOMO_ONLY:
@@ -120,7 +107,7 @@ def table(rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary]
 
 def data_columns(df: pd.DataFrame, rows: Sequence[dict[str, Any]]) -> dict[str, str]:
     """The table's columns named by the data (categories, judges), each formatted like an accuracy."""
-    judges = {judge_column(j) for r in rows for j in r["judges"]}
+    judges = {labels.judge_header(j) for r in rows for j in r["judges"]}
     return {c: "accuracy" for c in df.columns if c in _categories(rows) or c in judges}
 
 

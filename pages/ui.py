@@ -28,13 +28,14 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from memeval_core import csvsafe, labels, leaderboard, settings, tree
+from memeval_core.export.space import md_code
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
 from memeval_core.results import load_all_results
 from memeval_core.sync import SyncError, sync
 from memeval_core.unloaded import NotLoaded, not_loaded
 
-LOCAL_COPY_EXAMPLE = "MEMEVAL_RESULTS=../shared/data/precisionmembench make app"
+LOCAL_COPY_EXAMPLE = "MEMEVAL_RESULTS=../shared/data make app"
 """The command the empty state suggests for working offline with a local copy of the PMB data."""
 
 T = TypeVar("T")
@@ -299,6 +300,11 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
 
 
+def code_span(text: str) -> str:
+    """Text as an inert Markdown code span (no escapes inside: the fence is longer than any backtick run)."""
+    return md_code(text)
+
+
 def plain(text: str) -> None:
     """Show report-derived text verbatim (never interpreted as Markdown or HTML)."""
     st.text(text)
@@ -320,19 +326,22 @@ def verification_badge(mismatches: Sequence[str]) -> str:
 
 
 def empty_state(loaded: Loaded) -> None:
-    """Explain that there are no results and offer a one-click download of the public PMB baselines.
+    """Say exactly what to run when the results directory holds no runs, and offer a one-click download.
 
     Offline (:class:`SyncError`), says so and how to point ``$MEMEVAL_RESULTS`` at a local copy.
     After a successful download the page reruns and shows the new data.
     """
     root = Path(loaded.results_dir)
-    st.info("No PrecisionMemBench results found in this results directory:", icon=":material/folder_off:")
-    st.code(shown_path(root), language=None, wrap_lines=True)
+    st.info(f"No runs yet in the results directory {code_span(shown_path(root))}.", icon=":material/folder_off:")
     if loaded.errors:
         st.warning("Some files there could not be loaded; the sidebar lists them.")
     st.markdown(
-        "Download the public PrecisionMemBench fixtures and baseline reports from GitHub "
-        f"into `{md_escape(str(root / 'precisionmembench'))}`:"
+        "Three ways to fill it:\n"
+        "1. **Download the public PrecisionMemBench baselines** (the button below, or "
+        "`python -m memeval_core sync`).\n"
+        "2. **Add your own result files**: `python -m memeval_core add FILE…` (PMB reports, LoCoMo / LongMemEval "
+        "runs of any supported format), or the Upload page.\n"
+        f"3. **Point the app at a folder of results** and restart it: `{LOCAL_COPY_EXAMPLE}`."
     )
     if not may_write():
         st.caption("This app is read-only: its administrator adds results.")
@@ -343,23 +352,18 @@ def empty_state(loaded: Loaded) -> None:
         except (SyncError, OSError) as exc:
             st.error("The download failed, so nothing was changed:", icon=":material/cloud_off:")
             st.code(str(exc), language=None, wrap_lines=True)
-            st.markdown("Offline? Point `MEMEVAL_RESULTS` at a local copy of the PMB data and restart the app:")
+            st.markdown("Offline? Point `MEMEVAL_RESULTS` at a local copy of the results and restart the app:")
             st.code(LOCAL_COPY_EXAMPLE, language="bash")
         else:
             st.session_state["sync-done"] = f"Downloaded {len(res.files)} files from {res.source}."
             st.rerun()
-    else:
-        st.caption(
-            "Working offline? Start the app with `MEMEVAL_RESULTS` pointing at a local copy, e.g. "
-            f"`{LOCAL_COPY_EXAMPLE}`."
-        )
 
 
 def flash_sync_result() -> None:
-    """Show (once) the message a successful download left for the next run."""
+    """Show (once, in the sidebar, so the page title stays first) the message a successful download left."""
     msg = st.session_state.pop("sync-done", None)
     if msg:
-        st.success(str(msg), icon=":material/check_circle:")
+        st.sidebar.success(str(msg), icon=":material/check_circle:")
 
 
 # --- Tables: one component, headers and formats from memeval_core.labels --------------------------

@@ -279,8 +279,9 @@ def test_empty_state_offline_explains_instead_of_failing(empty_results: Path, mo
     monkeypatch.setenv("MEMEVAL_GITHUB_RAW", "http://127.0.0.1:9")
     at = run_app()
     assert not at.dataframe
-    assert "No PrecisionMemBench results found" in at.info[0].value
-    assert str(empty_results) in [c.value for c in at.code]
+    assert at.info[0].value == f"No runs yet in the results directory `{empty_results}`."
+    text = " ".join(m.value for m in at.markdown)
+    assert "python -m memeval_core sync" in text and "python -m memeval_core add FILE" in text
     at.button(key="sync-pmb").click().run()
     assert not at.exception
     assert [e.value for e in at.error] == ["The download failed, so nothing was changed:"]
