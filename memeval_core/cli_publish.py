@@ -89,7 +89,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--fixtures", metavar="DIR", help="folder with the PMB fixtures (default: under the results)")
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, help=f"export folder (default: {DEFAULT_OUT}/)")
     p.add_argument("--title", help="Space title (default: memeval leaderboard)")
-    p.add_argument("--license", help="license id in the Space's front matter (default: mit)")
+    p.add_argument("--license", help="license id in the cards' front matter (default: from the inputs' licences)")
     p.add_argument(
         "--allow-errors", action="store_true", help="export without the input files that fail to load (listed)"
     )

@@ -28,13 +28,17 @@ HOSTILE = (
     '<marquee id="pwn-marquee">m</marquee>'
     " [click me](javascript:window.__pwned=3) $\\frac{1}{0}$ **bold** \\"
 )
-PROVIDER = "evil" + HOSTILE
+PROVIDER = "evil" + HOSTILE + " http://evil.test/autolink"
+BENCHMARK = "bench![pic](http://127.0.0.1:9/pwn.png) [l](http://evil.test/md) $x^2$ :red[r] # h"
+"""A QA benchmark id carrying a Markdown image, a link, LaTeX, a colour directive and a heading marker."""
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHECK = """() => ({
   pwned: window.__pwned === undefined ? null : window.__pwned,
   ids: ['pwn-script', 'pwn-img', 'pwn-marquee'].filter(id => document.getElementById(id) !== null),
   jsLinks: document.querySelectorAll('a[href^="javascript:"]').length,
-  badImgs: document.querySelectorAll('img[src="x"]').length,
+  badImgs: document.querySelectorAll('img[src="x"], img[src*="pwn"]').length,
+  evilLinks: document.querySelectorAll('a[href*="evil.test"]').length,
+  latex: document.querySelectorAll('.katex').length,
   text: document.body.innerText,
 })"""
 
@@ -60,10 +64,10 @@ def hostile_results(pmb: Path, dest: Path) -> dict[str, str]:
     (dest / "retrieval-report-<img src=x onerror=alert(1)>.json").write_text("{")
     qa = {
         "schema_version": 1,
-        "run": {"benchmark": "custom", "system": PROVIDER, "answer_model": HOSTILE, "judge_models": [HOSTILE]},
+        "run": {"benchmark": BENCHMARK, "system": PROVIDER, "answer_model": HOSTILE, "judge_models": [HOSTILE]},
         "questions": [
-            {"question_id": "q1", "question": HOSTILE, "gold_answer": HOSTILE, "answer": HOSTILE,
-             "verdicts": [{"judge": "a" + HOSTILE, "score": 1, "scale": "binary"},
+            {"benchmark": BENCHMARK, "question_id": "q1", "question": HOSTILE, "gold_answer": HOSTILE,
+             "answer": HOSTILE, "verdicts": [{"judge": "a" + HOSTILE, "score": 1, "scale": "binary"},
                           {"judge": "b", "score": 0, "scale": "binary"}]},
         ],
     }  # fmt: skip
@@ -72,7 +76,9 @@ def hostile_results(pmb: Path, dest: Path) -> dict[str, str]:
     return {
         "compare": f"?a={quote(PROVIDER)}&b=tenure&case={quote(first_case)}",
         "case": f"?case={quote(first_case)}",
-        "qa_leaderboard": "?benchmark=custom",
+        "qa_leaderboard": f"?benchmark={quote(BENCHMARK)}",
+        "judges": f"?benchmark={quote(BENCHMARK)}",
+        "run": f"?run={quote(PROVIDER)}",
     }
 
 
@@ -100,7 +106,7 @@ def test_no_injected_script_runs_on_any_page(chromium: dict[str, Any], server: t
             dialogs: list[str] = []
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             for name in page_paths():
-                page.goto(f"{url}/{'' if name == 'leaderboard' else name}{params.get(name, '')}")
+                page.goto(f"{url}/{'' if name == 'home' else name}{params.get(name, '')}")
                 page.wait_for_selector(IDLE, timeout=60_000)
                 page.wait_for_timeout(1500)
                 page.wait_for_selector(IDLE, timeout=60_000)
@@ -109,6 +115,8 @@ def test_no_injected_script_runs_on_any_page(chromium: dict[str, Any], server: t
                 assert state["ids"] == [], f"{name}: injected elements exist: {state['ids']}"
                 assert state["jsLinks"] == 0, f"{name}: a javascript: link was rendered"
                 assert state["badImgs"] == 0, f"{name}: an injected <img> was rendered"
+                assert state["evilLinks"] == 0, f"{name}: a link from a result file was rendered"
+                assert state["latex"] == 0, f"{name}: LaTeX from a result file was rendered"
                 if "<marquee" in state["text"] or "onerror" in state["text"]:
                     seen_literally.append(name)
             assert dialogs == []
