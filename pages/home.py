@@ -84,6 +84,14 @@ def shown_frame(board: Board) -> pd.DataFrame:
     return df.rename(columns={"items": "cases" if board.item_name == "cases" else "n_questions"})
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def cached_boards(_everything: ui.Everything, publishable_only: bool, key: str) -> list[Board]:
+    """The boards of one load (simulating the reference systems costs more than a rerun should)."""
+    del key  # only part of the cache key
+    pmb, qa = _everything.pmb, _everything.qa
+    return all_boards(pmb.runs, pmb.fixture, qa.runs, publishable_only=publishable_only)
+
+
 def board_section(board: Board, index: int) -> None:
     """One benchmark: the finding in one line, then the ranked table beside its chart."""
     st.subheader(board.title, anchor=f"board-{index}")
@@ -137,7 +145,7 @@ with top:
         "Publishable QA runs only", help="Hide QA runs that do not meet their benchmark's protocol.",
         **ui.url_bound("publishable-only"),
     )  # fmt: skip
-boards = all_boards(everything.pmb.runs, everything.pmb.fixture, everything.qa.runs, publishable_only=only)
+boards = cached_boards(everything, only, ui.fingerprint(ui.results_root()))
 for i, board in enumerate(boards):
     board_section(board, i)
 with st.expander("What the columns and badges mean"):
