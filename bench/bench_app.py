@@ -41,7 +41,14 @@ import orjson
 from bench.common import ROOT, SHARED_DATA, parse_args, ratio, report, run_python
 
 PMB_DIR = SHARED_DATA / "precisionmembench"
-PAGES = ("pages/home.py", "pages/leaderboard.py", "pages/categories.py", "pages/compare.py", "pages/latency.py", "pages/case.py")
+PAGES = (
+    "pages/home.py",
+    "pages/leaderboard.py",
+    "pages/categories.py",
+    "pages/compare.py",
+    "pages/latency.py",
+    "pages/case.py",
+)
 TARGET_PAGES = PAGES[:4]
 """The pages the issue's <= 2x target names; the others are measured for information."""
 CHROMIUM = "/usr/bin/chromium"
