@@ -27,10 +27,7 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +35,8 @@ from typing import Any
 
 import orjson
 
-from bench.common import ROOT, SHARED_DATA, parse_args, ratio, report, run_python
+from bench.common import SHARED_DATA, parse_args, ratio, report, run_python
+from docs.screenshot import CHROMIUM, CHROMIUM_ARGS, IDLE, serve_process
 
 PMB_DIR = SHARED_DATA / "precisionmembench"
 PAGES = (
@@ -51,18 +49,6 @@ PAGES = (
 )
 TARGET_PAGES = PAGES[:4]
 """The pages the issue's <= 2x target names; the others are measured for information."""
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TABLE = '[data-testid="stDataFrame"]'
 OLD_NS = 1_700_000_000 * 10**9
 BROWSER_ROUNDS = 5
@@ -130,13 +116,6 @@ def make_results(out: Path, runs: int, items: int) -> None:
         os.utime(p, ns=(OLD_NS, OLD_NS))
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _vm_hwm_mib(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -149,66 +128,25 @@ def _vm_hwm_mib(pid: int) -> float | None:
 
 def browser(results: Path, env: dict[str, str], timeout_s: float) -> dict[str, Any]:
     """Start ``streamlit run app.py`` on ``results``; time navigation -> visible leaderboard table, twice."""
-    import requests
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env={**env, "MEMEVAL_RESULTS": str(results)}, stdout=log, stderr=log)
-        url = f"http://127.0.0.1:{port}"
-        out: dict[str, Any] = {}
-        try:
-            deadline = time.monotonic() + 120
-            while True:
-                if proc.poll() is not None:
-                    log.seek(0)
-                    raise RuntimeError(f"streamlit exited: {log.read()[-2000:].decode(errors='replace')}")
-                try:
-                    if requests.get(f"{url}/_stcore/health", timeout=2).text.strip() == "ok":
-                        break
-                except requests.RequestException:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError("streamlit did not start within 120 s")
-                time.sleep(0.2)
-            with sync_playwright() as p:
-                b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                try:
-                    for label in ("first_visit_s", "second_visit_s"):
-                        page = b.new_context(viewport={"width": 1600, "height": 1200}).new_page()
-                        start = time.perf_counter()
-                        page.goto(url)
-                        page.wait_for_selector(f"{TABLE}:visible", timeout=timeout_s * 1000)
-                        page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
-                        out[label] = time.perf_counter() - start
-                        page.close()
-                finally:
-                    b.close()
-            out["server_peak_rss_mib"] = _vm_hwm_mib(proc.pid)
-        finally:
-            proc.terminate()
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp, serve_process(results, Path(tmp) / "server.log", env, 120) as server:
+        url, proc = server
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
             try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                for label in ("first_visit_s", "second_visit_s"):
+                    page = b.new_context(viewport={"width": 1600, "height": 1200}).new_page()
+                    start = time.perf_counter()
+                    page.goto(url)
+                    page.wait_for_selector(f"{TABLE}:visible", timeout=timeout_s * 1000)
+                    page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
+                    out[label] = time.perf_counter() - start
+                    page.close()
+            finally:
+                b.close()
+        out["server_peak_rss_mib"] = _vm_hwm_mib(proc.pid)
     return out
 
 

@@ -51,30 +51,26 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(results: Path, log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """``streamlit run app.py`` over ``results`` on a free port; yields its URL and stops it after."""
+def serve_process(
+    results: Path, log: Path, env: dict[str, str] | None = None, start_limit_s: float = START_LIMIT_S
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``streamlit run app.py`` over ``results`` on a free port; yields (URL, process) and stops it after.
+
+    The one way the project starts the app for a browser: tests, benchmarks and screenshots.
+    """
     port = free_port()
-    full_env = {**os.environ, "MEMEVAL_RESULTS": str(results), **(env or {})}
+    full_env = {**os.environ, **(env or {}), "MEMEVAL_RESULTS": str(results)}
+    full_env.pop("MEMEVAL_FIXTURES", None)
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
            str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]  # fmt: skip
     with log.open("wb") as out:
+        # A log file rather than a pipe: an unread pipe would block the server once it fills.
         proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=out, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + START_LIMIT_S
-            while True:
-                if proc.poll() is not None:
-                    raise RuntimeError(f"streamlit exited with code {proc.returncode}: {log.read_text()[-2000:]}")
-                try:
-                    if requests.get(f"{url}/_stcore/health", timeout=2).text.strip() == "ok":
-                        break
-                except requests.RequestException:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not answer on {url} within {START_LIMIT_S} s")
-                time.sleep(0.2)
-            yield url
+            _wait_healthy(proc, url, log, start_limit_s)
+            yield url, proc
         finally:
             proc.terminate()
             try:
@@ -82,6 +78,29 @@ def serve(results: Path, log: Path, env: dict[str, str] | None = None) -> Iterat
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def _wait_healthy(proc: subprocess.Popen[bytes], url: str, log: Path, limit_s: float) -> None:
+    """Poll the health endpoint until the server answers (a startup wait, not a speed assertion)."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}: {log.read_text()[-2000:]}")
+        try:
+            if requests.get(f"{url}/_stcore/health", timeout=2).text.strip() == "ok":
+                return
+        except requests.RequestException:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"streamlit did not answer on {url} within {limit_s:.0f} s")
+        time.sleep(0.2)
+
+
+@contextmanager
+def serve(results: Path, log: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """:func:`serve_process`, yielding only the URL."""
+    with serve_process(results, log, env) as (url, _):
+        yield url
 
 
 def open_page(page: Any, url: str) -> None:

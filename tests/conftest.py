@@ -2,38 +2,23 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-SERVER_START_LIMIT_S = 90
 
 # The app imports its shared helpers as `pages.ui`; make the project root importable however pytest is started.
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from docs.screenshot import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402  (needs the project root on sys.path)
 
 
 @pytest.fixture(scope="session")
@@ -51,14 +36,6 @@ def pmb_results(shared_data: Path) -> Path:
     if not (path / "fixtures").is_dir():
         pytest.skip(f"{path} is absent; it holds the public PrecisionMemBench fixtures and baseline reports")
     return path
-
-
-def free_port() -> int:
-    """A TCP port that was free a moment ago on 127.0.0.1."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture
@@ -130,58 +107,9 @@ def chromium() -> dict[str, Any]:
     return {"executable_path": str(CHROMIUM), "args": list(CHROMIUM_ARGS)}
 
 
-@contextmanager
-def serve_app(results: Path, log_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
-    """Run ``streamlit run app.py`` on a free port over ``results``; yields its base URL, stops it after."""
-    port = free_port()
-    env = {**os.environ, "MEMEVAL_RESULTS": str(results), **(extra_env or {})}
-    env.pop("MEMEVAL_FIXTURES", None)
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    log_path = log_dir / "server.log"
-    # A log file rather than a pipe: an unread pipe would block the server once it fills.
-    log = log_path.open("wb")
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        # Startup wait only (not an assertion about speed): poll the health endpoint until it answers.
-        deadline = time.monotonic() + SERVER_START_LIMIT_S
-        while True:
-            if proc.poll() is not None:
-                out = log_path.read_text(errors="replace")
-                raise RuntimeError(f"streamlit exited with code {proc.returncode}:\n{out}")
-            try:
-                if requests.get(f"{url}/_stcore/health", timeout=2).text.strip() == "ok":
-                    break
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not answer on {url} within {SERVER_START_LIMIT_S} s")
-            time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+def serve_app(results: Path, log_dir: Path, extra_env: dict[str, str] | None = None) -> Any:
+    """Run ``streamlit run app.py`` on a free port over ``results`` (see :func:`docs.screenshot.serve`)."""
+    return serve(results, log_dir / "server.log", extra_env)
 
 
 @pytest.fixture(scope="session")

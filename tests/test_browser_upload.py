@@ -90,7 +90,7 @@ def test_token_never_reaches_page_or_log(chromium: dict[str, Any], app: Any) -> 
         try:
             page = browser.new_context().new_page()
             page.goto(f"{url}/publish")
-            page.get_by_text("What would be published", exact=False).first.wait_for(timeout=WAIT_MS)
+            page.get_by_text("What will be published", exact=False).first.wait_for(timeout=WAIT_MS)
             settle(page)
             page.get_by_role("textbox", name="Space (OWNER/NAME)").fill("standin-user/board")
             page.get_by_role("textbox", name="Space (OWNER/NAME)").press("Enter")
