@@ -198,11 +198,10 @@ def number_param(label: str, param: str, default: int, low: int, high: int, **kw
         if math.isfinite(value) and value == int(value) and low <= value <= high:
             start = int(value)
         else:
-            del st.query_params[param]
-            st.warning(
-                f"Ignored the link's {param}={shown_text(raw)}: it must be a whole number from {low:,} to {high:,}. "
+            drop_link_value(
+                param,
+                f"Ignored the link's {{value}}: it must be a whole number from {low:,} to {high:,}. "
                 f"The default ({default:,}) is used instead.",
-                icon=":material/link_off:",
             )
     key = f"number-{param}"
 
@@ -212,6 +211,14 @@ def number_param(label: str, param: str, default: int, low: int, high: int, **kw
     chosen = st.number_input(label, min_value=low, max_value=high, value=start, key=key, on_change=to_url, **kwargs)
     set_url_value(param, int(chosen), default)
     return int(chosen)
+
+
+def drop_link_value(param: str, sentence: str) -> None:
+    """Remove ``?param=`` from the URL and say so on the page: ``sentence`` with ``{value}`` standing for
+    ``param=<the value the link gave>`` (shortened and escaped)."""
+    raw = st.query_params.get(param, "")
+    del st.query_params[param]
+    st.warning(sentence.replace("{value}", f"{param}={shown_text(raw)}"), icon=":material/link_off:")
 
 
 def shown_text(raw: str, limit: int = 40) -> str:
@@ -454,12 +461,8 @@ def choice(
         if raw in options:
             start = raw
         else:
-            del st.query_params[param]
-            st.warning(
-                f"The link asks for {param}={shown_text(raw)}, which is not here; showing "
-                f"{md_escape(names.get(default, default))} instead.",
-                icon=":material/link_off:",
-            )
+            instead = md_escape(names.get(default, default))
+            drop_link_value(param, f"The link asks for {{value}}, which is not here; showing {instead} instead.")
     key = f"choice-{param}"
 
     def to_url() -> None:
