@@ -19,7 +19,7 @@ $(VENV)/.dev-deps: requirements.txt requirements-dev.txt | $(BIN)/python
 	touch $@ $(VENV)/.app-deps
 
 app: $(VENV)/.app-deps
-	@$(BIN)/python -m memeval_core sync --if-empty || echo "memeval: could not download the PMB baselines (offline?); the app will explain how to point MEMEVAL_RESULTS at a local copy."
+	@$(BIN)/python -m memeval_core sync --if-empty || echo "memeval: some public results could not be downloaded (offline?); the app starts with what is there. Run \`python -m memeval_core sync\` again later, or point MEMEVAL_RESULTS at a local copy."
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 lint: $(VENV)/.dev-deps

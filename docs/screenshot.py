@@ -107,7 +107,7 @@ def open_page(page: Any, url: str) -> None:
     """Go to ``url`` and wait until the app is idle and its charts are drawn."""
     page.goto(url)
     page.wait_for_selector(IDLE, timeout=180_000)
-    page.wait_for_timeout(800)  # plotly draws after the script run ends
+    page.wait_for_timeout(1500)  # plotly and late widgets draw after the script run ends
     page.wait_for_selector(IDLE, timeout=180_000)
 
 

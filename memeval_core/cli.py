@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memeval_core import cli_publish, leaderboard
+from memeval_core.catalogue import CatalogueError, default_catalogue, load_catalogue
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
@@ -19,7 +20,15 @@ from memeval_core.qa.shapes import mapping_skeleton
 from memeval_core.results import load_all_results, load_pmb_results, load_qa_results
 from memeval_core.settings import DEFAULT_RESULTS, MB, RESULTS_ENV, datasets_dir, fixtures_dir, limits, results_dir
 from memeval_core.store import Validator, add_files
-from memeval_core.sync import SyncError, has_results, sync
+from memeval_core.sync import (
+    PARALLEL,
+    ProgressBar,
+    SyncError,
+    check_upstream,
+    has_results,
+    listing,
+    sync_catalogue,
+)
 from memeval_core.unloaded import NotLoaded, not_loaded
 from memeval_core.upload import validate_any
 
@@ -129,17 +138,39 @@ def cmd_mapping(args: argparse.Namespace) -> int:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
+    """Download the catalogue's files (or list them, or compare their pins with upstream)."""
     root = results_dir(args.results)
+    try:
+        cat = load_catalogue(Path(args.catalogue)) if args.catalogue else default_catalogue()
+    except CatalogueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    kinds = sorted({"dataset" if k == "datasets" else k for k in args.only}) if args.only else None
+    if args.check:
+        checks = check_upstream(cat, kinds)
+        for check in checks:
+            print("\n".join(check.lines()))
+        return 1 if any(c.newer or c.error for c in checks) else 0
+    if args.list:
+        print("\n".join(listing(root, cat, kinds)))
+        return 0
     if args.if_empty and has_results(root):
         print(f"{root} already holds results; nothing to do")
         return 0
+    from_dir = Path(args.from_dir) if args.from_dir else None
     try:
-        res = sync(root, Path(args.from_dir) if args.from_dir else None, progress=lambda m: print(m, file=sys.stderr))
+        res = sync_catalogue(
+            root, catalogue=cat, kinds=kinds, from_dir=from_dir, reporter=ProgressBar(sys.stderr), parallel=args.jobs
+        )
     except SyncError as exc:
         print(f"error: sync failed: {exc}", file=sys.stderr)
         return 1
-    print(f"synced {len(res.files)} files from {res.source} into {res.target}")
-    return 0
+    for line in res.notes:
+        print(line, file=sys.stderr)
+    for line in res.failures:
+        print(f"error: {line}", file=sys.stderr)
+    print(res.summary())
+    return 1 if res.failures else 0
 
 
 def file_validator(results: Path, fixtures: Path | None, datasets: Path | None = None) -> Validator:
@@ -195,17 +226,30 @@ def build_parser() -> argparse.ArgumentParser:
     _add_source_args(p)
     p.set_defaults(func=cmd_verify)
     p = sub.add_parser(
-        "sync", help="download PMB fixtures and baseline reports from upstream into the results directory"
+        "sync", help="download the catalogue's pinned public runs and datasets into the results directory"
     )
     p.add_argument("--results", metavar="DIR", help="results directory to write into")
     p.add_argument(
         "--from",
         dest="from_dir",
         metavar="DIR",
-        help="copy from a local tree laid out like the upstream repo instead of downloading",
+        help="copy from a local tree (laid out like ../shared/data, or like an upstream repository) instead",
     )
     p.add_argument(
         "--if-empty", action="store_true", help="do nothing when the results directory already holds results"
+    )
+    p.add_argument("--only", action="append", choices=("pmb", "qa", "datasets"), help="only these files (repeatable)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--list", action="store_true", help="list what would be fetched (sizes, licences); fetch nothing")
+    what.add_argument("--check", action="store_true", help="list newer upstream commits touching catalogued files")
+    p.add_argument("--catalogue", metavar="FILE", help="another catalogue file (default: the one memeval ships)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=PARALLEL,
+        choices=range(1, 17),
+        metavar="N",
+        help=f"files at once (default {PARALLEL})",
     )
     p.set_defaults(func=cmd_sync)
     p = sub.add_parser("add", help="validate result files and store them in the results directory")

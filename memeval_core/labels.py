@@ -266,6 +266,10 @@ LABELS: dict[str, Label] = {
     "memeval": _l("memeval name", "The name memeval shows for the code (its declared convention)."),
     "size": _l("Size", "Bytes.", "count"),
     "provisional_rank": _l("Provisional rank", "Where the run would rank among the runs already loaded."),
+    "upstream_repository": _l("Upstream repository", "Where the run's file is published (memeval's catalogue)."),
+    "upstream_commit": _l("Upstream commit", "The commit the catalogue pins the file at."),
+    "upstream_path": _l("Upstream path", "The file's path in its repository."),
+    "licence": _l("Licence", "The licence the file is published under."),
     # --- keys added for the judges, latency and session drift pages
     "agreement_scope": _l(
         "Questions of", "Which questions the statistic uses: one run's, or those of all selected runs pooled."

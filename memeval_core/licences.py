@@ -1,9 +1,10 @@
 """Which licence covers each input of an export, and whether its text may be republished.
 
-A file's licence is read from the nearest licence statement at or above its folder inside the results
-directory: a ``LICENSE`` / ``LICENCE`` / ``COPYING`` file (with or without ``.txt`` / ``.md``), or the
-``License:`` line of a ``PROVENANCE.md`` (the layout of the shared public data). The text is matched
-against the licences benchmark results are published under; anything else is ``unknown``.
+A file memeval's catalogue lists (:mod:`memeval_core.catalogue`, matched by SHA-256) has the licence the
+catalogue records for it. Any other file's licence is read from the nearest licence statement at or above its
+folder inside the results directory: a ``LICENSE`` / ``LICENCE`` / ``COPYING`` file (with or without
+``.txt`` / ``.md``), or the ``License:`` line of a ``PROVENANCE.md`` (the layout of the shared public data).
+The text is matched against the licences benchmark results are published under; anything else is ``unknown``.
 
 Question and gold-answer text also belongs to the benchmark's dataset: :data:`DATASET_TEXT` names
 the licence of each dataset whose licence is known (LoCoMo's ``LICENSE.txt``: CC BY-NC 4.0).
@@ -11,8 +12,11 @@ the licence of each dataset whose licence is known (LoCoMo's ``LICENSE.txt``: CC
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
+
+from memeval_core import catalogue
 
 UNKNOWN = "unknown"
 """The licence of a file with no licence statement memeval recognises."""
@@ -58,12 +62,31 @@ def _statement(folder: Path) -> str | None:
     return None
 
 
-def of_file(results: Path, rel: str, cache: dict[str, str | None] | None = None) -> str:
-    """The licence of the file ``rel`` under ``results``: the nearest statement at or above its folder.
+def _sha256(path: Path) -> str | None:
+    """The SHA-256 of a regular file (not a link), None when there is none to read."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
 
-    ``cache`` (folder → licence, None for a folder without a statement) spares re-reading the same
-    statements for the files of one export.
+
+def of_file(results: Path, rel: str, cache: dict[str, str | None] | None = None, sha256: str | None = None) -> str:
+    """The licence of the file ``rel`` under ``results``: the catalogue's, else the nearest statement above it.
+
+    A file whose SHA-256 (``sha256`` when the caller knows it, else computed) matches a catalogue entry takes
+    that entry's licence, whatever ``LICENSE`` files lie around it. ``cache`` (folder → licence, None for a
+    folder without a statement) spares re-reading the same statements for the files of one export.
     """
+    digest = sha256 or _sha256(results / rel)
+    listed = catalogue.licence_of(digest) if digest else None
+    if listed is not None:
+        return listed
     cache = {} if cache is None else cache
     parts = rel.split("/")[:-1]
     for depth in range(len(parts), -1, -1):

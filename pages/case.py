@@ -1,32 +1,98 @@
-"""Case view: one case (or session turn) across every provider, side by side.
+"""Case view: one case (or session turn) across every system: who passed, what it asks for, what each returned.
 
 URL state: ``?case=<case id>`` for a single-turn case, ``?case=<session case id>/<turn index>`` for a
-session turn. Default: the fixture's first single-turn case.
+session turn. Default: the fixture's first single-turn case; an unknown case is named in a warning.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
+from memeval_core import labels
 from memeval_core.explore import case_view as cv
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import PmbRun
 from pages import ui
 
 
-def outcome_config() -> dict[str, object]:
-    """Formats and help for the per-provider table."""
-    return {
-        "precision": st.column_config.NumberColumn("precision", format="%.4f"),
-        "recall": st.column_config.NumberColumn("recall", format="%.4f"),
-        "drift": st.column_config.NumberColumn("drift", format="%.4f", help="Session turns: harness drift."),
-        "latency_ms": st.column_config.NumberColumn("latency_ms", format="%.2f"),
-        "failures": st.column_config.TextColumn("failures", width="large"),
-    }
+def case_names(fixture: PmbFixture, keys: list[str]) -> dict[str, str]:
+    """What the case picker shows for each key: the case id and its description (session turns: turn and label)."""
+    names = {}
+    for key in keys:
+        case_id, turn = cv.parse_case_key(key)
+        if turn is None:
+            names[key] = f"{case_id} · {fixture.case_by_id[case_id].description}"
+        else:
+            names[key] = f"{case_id} · turn {turn} ({fixture.turn_by_key[(case_id, turn)].label})"
+    return names
+
+
+def check_case(keys: list[str]) -> None:
+    """Drop a ``?case=`` the fixture does not have, with a warning naming it and the case shown instead."""
+    raw = st.query_params.get("case")
+    if raw is not None and raw not in set(keys):
+        del st.query_params["case"]
+        st.warning(
+            f"The link asks for case={ui.shown_text(raw)}, which is not a case of the fixture; "
+            f"showing {ui.md_escape(keys[0])} instead.",
+            icon=":material/link_off:",
+        )
+
+
+def who_passed_table(view: cv.CaseView, stem: str) -> None:
+    """One row per system: verdict, scores, what it returned per tier, latency; the download keeps every message."""
+    outcomes = cv.outcome_frame(view)
+    shown = outcomes.assign(
+        pass_type=[
+            cv.PASS_TYPE_NAMES.get(p, p) if isinstance(p, str) else labels.MISSING for p in outcomes["pass_type"]
+        ],
+        failures=[len(o.failures) for o in view.outcomes],
+    ).rename(columns={"drift": "harness_drift"})
+    if view.turn_index is None:
+        shown = shown.drop(columns="harness_drift")
+    ui.table(shown, key="outcomes", height="content", widths={"display_name": 140})
+    ui.download_buttons(outcomes, f"{stem}-providers", "outcomes")
+
+
+def expectation_section(view: cv.CaseView, stem: str) -> None:
+    """What the case asks for: each belief with its text, then the other assertions, then the fixture's own form."""
+    expected = cv.expected_beliefs(view)
+    if len(expected):
+        ui.table(expected, key="expected", height="content", widths={"id": 190, "belief": 560, "expected": 220})
+        ui.download_buttons(expected, f"{stem}-expected", "expected")
+    notes = cv.expectation_notes(view.expectation)
+    for note in notes:
+        ui.plain(note)
+    if not len(expected) and not notes:
+        st.caption("The case names no belief.")
+    with st.expander("The assertions as the fixture states them"):
+        exp = cv.expectation_frame(view.expectation)
+        ui.table(exp, key="expectation", height="content")
+        ui.download_buttons(exp, f"{stem}-expectation", "expectation")
+
+
+def id_table(view: cv.CaseView, stem: str) -> None:
+    """Every id any system returned or missed, with its text and gold mark, one column per system."""
+    matrix = cv.id_matrix(view)
+    names = [o.display_name for o in view.outcomes]
+    widths: dict[str, Any] = {"id": 190, "belief": 320, "gold": 50, **{n: 110 for n in names}}
+    ui.table(cv.marked(matrix, names), key="ids", data_columns=names, height="content", widths=widths)
+    ui.download_buttons(matrix, f"{stem}-ids", "ids")
+
+
+def failure_messages(view: cv.CaseView, stem: str) -> None:
+    """Every failure message, in an expander."""
+    failures = cv.failures_frame(view)
+    if len(failures):
+        with st.expander(f"Failure messages ({len(failures)})"):
+            ui.table(failures, key="failures", widths={"display_name": 140, "failure": "large"})
+            ui.download_buttons(failures, f"{stem}-failures", "failures")
 
 
 def show_case(runs: tuple[PmbRun, ...], fixture: PmbFixture, key: str) -> None:
-    """Header (category, description, query), expectation, who passed, and every returned id classified."""
+    """Who passed first, then the query, what the case asks for, and every returned id classified."""
     case_id, turn = cv.parse_case_key(key)
     view = cv.case_view(runs, fixture, case_id, turn)
     stem = f"memeval-case-{key.replace('/', '-turn-')}"
@@ -35,40 +101,22 @@ def show_case(runs: tuple[PmbRun, ...], fixture: PmbFixture, key: str) -> None:
         ui.plain(f"Session turn {turn} ({view.label}); topics: {', '.join(view.topics)}")
     st.caption("Query")
     st.code(view.query, language=None, wrap_lines=True)
-
-    st.subheader("Expectation")
-    exp = cv.expectation_frame(view.expectation)
-    st.dataframe(exp, hide_index=True, height="content", key="expectation")
-    ui.download_buttons(exp, f"{stem}-expectation", "expectation")
-
-    st.subheader("Who passed")
-    outcomes = cv.outcome_frame(view)
-    n_pass = int(outcomes["passed"].sum())
-    st.caption(f"{n_pass} of {len(outcomes)} providers passed. Rows in leaderboard rank order.")
-    if turn is None:
-        outcomes = outcomes.drop(columns="drift")
-    st.dataframe(outcomes, hide_index=True, height="content", column_config=outcome_config(), key="outcomes")
-    ui.download_buttons(outcomes, f"{stem}-providers", "outcomes")
-
+    if not view.outcomes:
+        st.info("No loaded run reports this case.")
+        return
+    st.markdown(cv.who_passed(view, lambda n: f"**{ui.md_escape(n)}**"))
+    who_passed_table(view, stem)
+    st.subheader("What the case asks for")
+    expectation_section(view, stem)
     st.subheader("What each returned")
-    st.caption(
-        "One row per id any provider returned or missed, one column per provider. correct = returned and asked "
-        "for; unexpected = returned, not asked for (lowers precision in the relevant tier); forbidden = returned "
-        "though an assertion excludes it; missing = required, not returned; blank = neither."
-    )
-    matrix = cv.id_matrix(view)
-    st.dataframe(ui.class_styled(matrix), hide_index=True, height="content", key="ids")
-    ui.download_buttons(matrix, f"{stem}-ids", "ids")
-    failures = cv.failures_frame(view)
-    if len(failures):
-        with st.expander(f"Failure messages ({len(failures)})"):
-            st.dataframe(failures, hide_index=True, key="failures")
-            ui.download_buttons(failures, f"{stem}-failures", "failures")
+    st.caption(cv.CLASS_LEGEND)
+    id_table(view, stem)
+    failure_messages(view, stem)
 
 
-ui.flash_sync_result()
 loaded = ui.load_current()
-st.title("Case")
+st.title("One case, every system")
+ui.flash_sync_result()
 if not loaded.runs:
     ui.empty_state(loaded)
     st.stop()
@@ -77,11 +125,10 @@ if loaded.fixture is None:
     st.stop()
 
 keys = [*cv.case_keys(loaded.fixture, "pmb-single-turn"), *cv.case_keys(loaded.fixture, "pmb-session")]
-key = st.selectbox(
-    "Case",
-    keys,
-    help="Single-turn case ids first, then session turns as <session case id>/<turn index>. Type to search.",
-    **ui.url_bound("case"),
-)
+check_case(keys)
+key = ui.choice(
+    "Case", "case", keys, keys[0], case_names(loaded.fixture, keys), width="stretch",
+    help="Single-turn cases first, then session turns. Type to search ids and descriptions.",
+)  # fmt: skip
 ranked = (*ui.suite_runs(loaded.runs, "pmb-single-turn"), *ui.suite_runs(loaded.runs, "pmb-session"))
 show_case(ranked, loaded.fixture, key)

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from memeval_core import labels
-from memeval_core.explore.home import INTERVAL_METHOD, Board, all_boards, below_nothing
+from memeval_core.explore.home import INTERVAL_METHOD, UPSTREAM, Board, all_boards, below_nothing
 from pages import ui
 
 BAR = "#4263eb"
@@ -94,7 +94,7 @@ def cached_boards(_everything: ui.Everything, publishable_only: bool, key: str) 
 
 def board_section(board: Board, index: int) -> None:
     """One benchmark: the finding in one line, then the ranked table beside its chart."""
-    st.subheader(board.title, anchor=f"board-{index}")
+    st.subheader(ui.md_escape(board.title), anchor=f"board-{index}")
     finding = below_nothing(board)
     if finding is not None and finding[0]:
         below, n = finding
@@ -111,7 +111,7 @@ def board_section(board: Board, index: int) -> None:
         ui.table(
             df.rename(columns={"score": score_key}),
             key=f"home-table-{index}",
-            hide=("run_id", "score_low", "score_high", "reference"),
+            hide=("run_id", "score_low", "score_high", "reference", *UPSTREAM),
             height="auto" if len(df) > 12 else "content",
             widths={
                 "rank": 48,

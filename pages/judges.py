@@ -1,9 +1,9 @@
-"""Judges: how far the LLM judges of QA runs agree, and whether the ranking of runs depends on the judge.
+"""Judges: would the QA leaderboard look different under another LLM judge, and how far do the judges agree?
 
-For runs whose questions carry verdicts of two or more judges: the accuracy each judge assigns per run;
-agreement (raw agreement, unanimity, Cohen's kappa per pair, Fleiss' kappa, Krippendorff's alpha) with
-bootstrap intervals; the ranking of the runs under each judge side by side with Kendall's tau and a
-warning where the leader changes; the questions where the judges disagree.
+For runs whose questions carry verdicts of two or more judges, per judge panel: the rank of every run under each
+judge (Kendall's tau between the rankings, a warning where the leader changes), Cohen's kappa of every pair of
+judges, the accuracy each judge assigns, every agreement statistic (raw agreement, unanimity, Cohen's and Fleiss'
+kappa, Krippendorff's alpha) with bootstrap intervals, and the questions where the judges disagree.
 
 URL state: ``?benchmark=``, ``?run=`` (repeatable; display name or run id; default every multi-judge
 run of the benchmark), ``?seed=``, ``?resamples=``, ``?drun=`` (disagreements of one run), ``?q=``
@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
+from memeval_core import labels
 from memeval_core.qa import judges
 from memeval_core.qa.ingest import LoadedRun
 from pages import ui
@@ -27,76 +29,30 @@ DEFAULT_RESAMPLES = 2_000
 ALPHA = 0.05
 PAGE_SIZE = 25
 ALL_RUNS = "all selected runs"
+ROW_PX = 30
+LABEL_PX = 6.0  # width of one character of an end label (11 px font), for the rank chart's margins
+TITLE = {"x": 0, "xanchor": "left", "font": {"size": 15}}
+SETTINGS = ("run", "seed", "resamples")
+PanelTables = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]
 
-# Help text of every column on this page (judge columns get theirs generated). A comment, not a docstring:
-# Streamlit magic would render a bare string in a page script.
-HELP: dict[str, str] = {
-    "display_name": "Run (system, plus its variant where a system has several runs).",
-    "judge": "Verdict source: a judge model, or one repeat of a judge.",
-    "n": "Questions in this judge's denominator: those it graded plus every failed question (scored 0).",
-    "n_graded": "Scored questions this judge gave a verdict on.",
-    "accuracy": "Mean of this judge's rescaled scores (0-5 rubric / 5, binary and unit as is); failures count 0.",
-    "pass_rate": "Share of questions this judge passes (rescaled score >= 0.6); failures fail.",
-    "scope": "Which items: one run's questions, or the questions of all selected runs of the panel pooled.",
-    "statistic": "raw_agreement: mean share of agreeing judge pairs per item; unanimity: share of items where all "
-    "agree; cohen_kappa: per judge pair; fleiss_kappa: all judges, items with every verdict; "
-    "krippendorff_alpha_nominal: pass/fail; krippendorff_alpha_interval: graded scores.",
-    "judges": "The judges the statistic compares.",
-    "n_items": "Items (questions) the statistic uses.",
-    "estimate": "Value on all items.",
-    "ci_low": "Lower bound of the percentile bootstrap interval over items (seed and resamples above the table).",
-    "ci_high": "Upper bound of the percentile bootstrap interval over items.",
-    "standard_error": "Standard deviation of the bootstrap values.",
-    "n_undefined": "Resamples where the statistic was undefined (e.g. one category only), left out of the interval.",
-    "detail": "Counts behind the statistic.",
-    "judge_a": "First judge of the pair.",
-    "judge_b": "Second judge of the pair.",
-    "kendall_tau_b": "Kendall's tau-b between the two judges' accuracy rankings of the runs (1 = same order).",
-    "tau_ci_low": "Lower bound of tau's bootstrap interval (questions resampled, runs re-ranked); 3+ runs only.",
-    "tau_ci_high": "Upper bound of tau's bootstrap interval.",
-    "leader_a": "Run(s) ranked first by judge_a.",
-    "leader_b": "Run(s) ranked first by judge_b.",
-    "leader_changed": "The judges put different runs first.",
-    "swapped_pairs": "Pairs of runs the two judges order differently (first named ahead under judge_a).",
-    "rank_spread": "Worst minus best rank of the run across judges (0 = same rank under every judge).",
-    "question_id": "Question id.",
-    "category": "Raw category code (memeval name in brackets).",
-    "question": "The question.",
-    "gold_answer": "The dataset's reference answer.",
-    "answer": "The system's answer.",
-    "passed_by": "Judges whose verdict passes (rescaled score >= 0.6).",
-    "failed_by": "Judges whose verdict fails.",
-    "spread": "Highest minus lowest rescaled score.",
-}
+EXPLANATION = f"""
+Each run here has questions graded by two or more judges (judge models, or repeated judgments of one model).
+Runs are compared only within a **panel**: the same benchmark, the same judges and the same rule on LoCoMo's
+category 5.
 
-
-def config(df: pd.DataFrame) -> dict[str, Any]:
-    """Column help and number formats for a table of this page."""
-    cfg: dict[str, Any] = {}
-    for col in df.columns:
-        help_text = HELP.get(col)
-        if help_text is None:
-            if col.startswith("rank ("):
-                help_text = f"Rank of the run under judge {col[6:-1]} (1 = best; ties share a rank)."
-            elif col.startswith("accuracy ("):
-                help_text = f"Accuracy of the run under judge {col[10:-1]} alone."
-            else:
-                help_text = f"Raw score judge {col} gave (its own scale); empty where it gave none."
-        if df[col].dtype.kind == "f":
-            cfg[col] = st.column_config.NumberColumn(col, help=help_text, format="%.4f")
-        elif df[col].dtype.kind in "iu":
-            cfg[col] = st.column_config.NumberColumn(col, help=help_text, format="%d")
-        elif df[col].dtype.kind == "b":
-            cfg[col] = st.column_config.CheckboxColumn(col, help=help_text)
-        else:
-            cfg[col] = st.column_config.TextColumn(col, help=help_text)
-    return cfg
-
-
-def show(df: pd.DataFrame, key: str, stem: str) -> None:
-    """A table with help on every column and its CSV/JSON downloads."""
-    st.dataframe(df, hide_index=True, column_config=config(df), key=f"table-{key}")
-    ui.download_buttons(df, stem, key=f"download-{key}")
+- **Rank** under a judge: 1 + the runs that judge gives a strictly higher accuracy (ties share a rank).
+  **Kendall τ** compares two judges' rankings (1 = the same order); its interval resamples questions.
+- **Accuracy** under a judge: {labels.help_text("judge_accuracy")}
+- Verdicts are compared as **pass/fail** (rescaled score ≥ 0.6):
+  - **{labels.label("raw_agreement")}**: {labels.help_text("raw_agreement")}
+  - **{labels.label("unanimity")}**: {labels.help_text("unanimity")}
+  - **{labels.label("cohen_kappa")}**: {labels.help_text("cohen_kappa")}
+  - **{labels.label("fleiss_kappa")}**: {labels.help_text("fleiss_kappa")}
+  - **{labels.label("krippendorff_alpha_nominal")}**: {labels.help_text("krippendorff_alpha_nominal")}
+  - **{labels.label("krippendorff_alpha_interval")}**: {labels.help_text("krippendorff_alpha_interval")}
+- Every interval is a percentile bootstrap over questions, with the seed and resamples set under
+  *Runs and bootstrap settings*; resamples where a statistic is undefined are left out and counted.
+"""
 
 
 def accuracy_frame(runs: Sequence[LoadedRun]) -> pd.DataFrame:
@@ -104,6 +60,7 @@ def accuracy_frame(runs: Sequence[LoadedRun]) -> pd.DataFrame:
     rows = [
         {
             "display_name": a.display_name,
+            "run_id": a.run_id,
             "judge": a.judge,
             "n": a.n,
             "n_graded": a.n_graded,
@@ -145,11 +102,21 @@ def agreement_frame(reports: Sequence[judges.AgreementReport]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def kappa_frame(report: judges.AgreementReport) -> pd.DataFrame:
+    """Cohen's kappa of every judge pair of one report (the heatmap's cells)."""
+    rows = [
+        {"scope": report.name, "judge_a": p.judge_a, "judge_b": p.judge_b, "n_items": p.n_items,
+         "estimate": _r(p.kappa.estimate), "ci_low": _r(p.kappa.low), "ci_high": _r(p.kappa.high)}
+        for p in report.pairs
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=["scope", "judge_a", "judge_b", "n_items", "estimate", "ci_low", "ci_high"])
+
+
 def ranking_frames(rk: judges.JudgeRanking) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Runs ranked under each judge side by side, and Kendall's tau / leader change per judge pair."""
     side = []
     for rid in rk.run_ids:
-        row: dict[str, Any] = {"display_name": rk.display_names[rid]}
+        row: dict[str, Any] = {"display_name": rk.display_names[rid], "run_id": rid}
         for j in rk.judges:
             row[f"rank ({j})"] = rk.rank[j][rid]
             row[f"accuracy ({j})"] = round(rk.accuracy[j][rid], 4)
@@ -208,8 +175,9 @@ def disagreement_frame(runs: Sequence[LoadedRun]) -> pd.DataFrame:
 @st.cache_data(show_spinner="Bootstrapping agreement and rankings…", max_entries=32)
 def panel_tables(
     run_ids: tuple[str, ...], _runs: tuple[LoadedRun, ...], seed: int, n_resamples: int, alpha: float
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
-    """Accuracy, agreement, side-by-side ranking and tau tables of one panel (cached per run ids and settings).
+) -> PanelTables:
+    """Accuracy, agreement, Cohen's kappa per pair (pooled over the panel's runs), side-by-side ranking and tau
+    tables of one panel (cached per run ids and settings).
 
     Run ids contain the source's SHA-256 prefix, so they identify the content being bootstrapped.
     """
@@ -224,7 +192,211 @@ def panel_tables(
     if len(_runs) > 1:
         rk = judges.ranking(_runs, seed=seed, n_resamples=n_resamples, alpha=alpha)
         side, taus = ranking_frames(rk)
-    return accuracy_frame(_runs), agreement_frame(reports), side, taus
+    return accuracy_frame(_runs), agreement_frame(reports), kappa_frame(reports[-1]), side, taus
+
+
+# --- Charts ---------------------------------------------------------------------------------------
+
+
+def panel_judges(key: tuple[str, bool | None, tuple[str, ...]]) -> list[str]:
+    """The judges of a panel, in the panel's (sorted) order."""
+    return list(key[2])
+
+
+def rank_labels(side: pd.DataFrame, judge: str) -> dict[int, str]:
+    """The runs at each rank under ``judge`` as one end label per rank (ties share it): ``2. a, b``."""
+    return {
+        int(str(rank)): f"{rank}. " + ", ".join(ui.chart_text(str(n)) for n in group["display_name"])
+        for rank, group in side.groupby(f"rank ({judge})", sort=True)
+    }
+
+
+def rank_figure(side: pd.DataFrame, judge_names: Sequence[str]) -> go.Figure:
+    """One line per run across the judges, y = its rank under each (1 on top); runs named, with rank, at both ends."""
+    x = [ui.chart_text(j) for j in judge_names]
+    palette = ui.colours(list(side["display_name"]))
+    fig = go.Figure()
+    for _, row in side.iterrows():
+        name = str(row["display_name"])
+        accuracy = [labels.rate(float(row[f"accuracy ({j})"])) for j in judge_names]
+        fig.add_trace(
+            go.Scatter(
+                name=ui.chart_text(name), x=x, y=[int(row[f"rank ({j})"]) for j in judge_names],
+                mode="lines+markers", line={"color": palette[name], "width": 2}, marker={"size": 9},
+                customdata=accuracy, showlegend=False,
+                hovertemplate="%{fullData.name}<br>rank %{y} under %{x} (accuracy %{customdata})<extra></extra>",
+            )
+        )  # fmt: skip
+    widths = []
+    for end, anchor in ((0, "right"), (len(judge_names) - 1, "left")):
+        ends = rank_labels(side, judge_names[end])
+        widths.append(LABEL_PX * max(len(t) for t in ends.values()))
+        for rank, text in ends.items():
+            fig.add_annotation(
+                x=x[end], y=rank, text=text, showarrow=False, xanchor=anchor, xshift=-12 if anchor == "right" else 12,
+                font={"size": 11},
+            )  # fmt: skip
+    n = len(side)
+    fig.update_layout(
+        title={"text": "Rank of each run under each judge", **TITLE},
+        height=max(260, ROW_PX * n + 130),
+        margin={"l": round(50 + widths[0]), "r": round(20 + widths[1]), "t": 50, "b": 50},
+        xaxis={"title": {"text": "Judge"}, "range": [-0.04, len(judge_names) - 0.96]},
+        yaxis={
+            "title": {"text": "Rank (1 = best)", "standoff": round(14 + widths[0])}, "range": [n + 0.6, 0.4],
+            "showticklabels": False, "zeroline": False, "dtick": 1,
+        },
+    )  # fmt: skip
+    return fig
+
+
+def kappa_figure(kappa: pd.DataFrame, judge_names: Sequence[str]) -> go.Figure:
+    """Judges × judges, each cell Cohen's kappa of the pair on pass/fail, its value printed."""
+    index = {j: i for i, j in enumerate(judge_names)}
+    n = len(judge_names)
+    z: list[list[float | None]] = [[None] * n for _ in range(n)]
+    text = [["—" if a == b else "" for b in range(n)] for a in range(n)]
+    for row in kappa.itertuples():
+        a, b = index[str(row.judge_a)], index[str(row.judge_b)]
+        value = None if pd.isna(row.estimate) else float(row.estimate)
+        z[a][b] = z[b][a] = value
+        text[a][b] = text[b][a] = labels.MISSING if value is None else f"{value:.2f}"
+    names = [ui.chart_text(j) for j in judge_names]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z, x=names, y=names, text=text, texttemplate="%{text}", textfont={"size": 14}, colorscale="RdBu",
+            zmin=-1, zmax=1, zmid=0, xgap=3, ygap=3, colorbar={"title": {"text": "κ"}, "thickness": 12},
+            hovertemplate="%{y} and %{x}: Cohen's κ %{text}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        title={"text": "Cohen's κ between each pair of judges", **TITLE},
+        height=max(300, 70 * n + 190),
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        xaxis={"title": {"text": "Judge"}, "automargin": True},
+        yaxis={"title": {"text": "Judge"}, "autorange": "reversed", "automargin": True},
+    )
+    return fig
+
+
+# --- Tables as shown ------------------------------------------------------------------------------
+
+
+def shown_agreement(agree: pd.DataFrame) -> pd.DataFrame:
+    """The agreement table in human words: statistics by name, scope and judges under their own keys."""
+    out = agree.rename(columns={"scope": "agreement_scope", "judges": "judges_compared"})
+    out["statistic"] = [labels.label(s) for s in out["statistic"]]
+    return out
+
+
+def shown_accuracy(acc: pd.DataFrame) -> pd.DataFrame:
+    """The accuracy-per-judge table under registry keys that say what its numbers are."""
+    renamed = {"n": "n_questions", "accuracy": "judge_accuracy", "pass_rate": "judge_pass_rate"}
+    return acc.rename(columns=renamed)
+
+
+def shown_ranking(side: pd.DataFrame, judge_names: Sequence[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The side-by-side ranking: one column per judge (headed by the judge) holding the run's rank under it."""
+    out = side[["display_name", "run_id", "rank_spread"]].copy()
+    columns = [labels.judge_header(j) for j in judge_names]
+    for j, column in zip(judge_names, columns, strict=True):
+        out[column] = side[f"rank ({j})"]
+    return out, columns
+
+
+def tau_sentence(taus: pd.DataFrame) -> str:
+    """Kendall's tau of every judge pair, for a caption (judge names escaped)."""
+    parts = []
+    for row in taus.itertuples():
+        interval = ""
+        if pd.notna(row.tau_ci_low) and pd.notna(row.tau_ci_high):
+            interval = f" (95% interval {float(row.tau_ci_low):.2f} to {float(row.tau_ci_high):.2f})"
+        tau = labels.MISSING if pd.isna(row.kendall_tau_b) else f"{float(row.kendall_tau_b):.2f}"
+        parts.append(f"{ui.md_escape(str(row.judge_a))} and {ui.md_escape(str(row.judge_b))}: {tau}{interval}")
+    return "Kendall τ between the judges' rankings (1 = same order): " + "; ".join(parts) + "."
+
+
+# --- Sections -------------------------------------------------------------------------------------
+
+
+def panel_title(key: tuple[str, bool | None, tuple[str, ...]]) -> str:
+    """``Benchmark (with/without category 5): judge, judge`` in human words, Markdown-escaped."""
+    benchmark, adversarial, panel = key
+    adv = "" if adversarial is None else f" ({'with' if adversarial else 'without'} category 5)"
+    return ui.md_escape(f"{labels.benchmark_name(benchmark)}{adv}: judged by {', '.join(panel)}")
+
+
+def leader_warnings(taus: pd.DataFrame) -> None:
+    """A warning for every judge pair whose leaders differ."""
+    for row in taus.itertuples():
+        if row.leader_changed:
+            st.warning(
+                f"The leader changes with the judge: {ui.md_escape(str(row.judge_a))} ranks "
+                f"{ui.md_escape(str(row.leader_a))} first, {ui.md_escape(str(row.judge_b))} ranks "
+                f"{ui.md_escape(str(row.leader_b))} first.",
+                icon=":material/warning:",
+            )
+
+
+def glance_frame(agree: pd.DataFrame, scope: str) -> pd.DataFrame:
+    """The statistics over all judges of one scope (no per-pair Cohen's kappa: the heatmap has those)."""
+    rows = agree[(agree["scope"] == scope) & (agree["statistic"] != "cohen_kappa")]
+    return shown_agreement(rows[["scope", "statistic", "estimate", "ci_low", "ci_high", "n_items"]]).drop(
+        columns="agreement_scope"
+    )
+
+
+def charts(side: pd.DataFrame | None, taus: pd.DataFrame | None, kappa: pd.DataFrame, agree: pd.DataFrame,
+           judge_names: list[str], i: int) -> None:  # fmt: skip
+    """The rank chart with Kendall's tau, then the kappa heatmap beside the statistics over all judges."""
+    if side is None or taus is None:
+        st.caption("One run in this panel: select two or more runs to compare rankings.")
+    else:
+        ui.chart(rank_figure(side, judge_names), key=f"ranks-{i}")
+        st.caption(tau_sentence(taus))
+    left, right = st.columns([2, 3], gap="medium")
+    scope = str(kappa["scope"].iloc[0]) if len(kappa) else ""
+    with left:
+        ui.chart(kappa_figure(kappa, judge_names), key=f"kappa-{i}")
+    with right:
+        st.markdown("**All judges together**")
+        ui.table(glance_frame(agree, scope), key=f"table-glance-{i}", height="content")
+        pooled = f"all {len(side)} runs of this panel pooled" if side is not None else "this panel's one run"
+        st.caption(
+            f"Over the questions of {pooled}, as is the heatmap. κ and α: 1 = the judges always agree, "
+            "0 = no better than chance. Intervals: 95% bootstrap."
+        )
+
+
+def panel_section(key: tuple[str, bool | None, tuple[str, ...]], members: tuple[LoadedRun, ...], i: int) -> None:
+    """One judge panel: the rank chart and the agreement heatmap, then its tables in tabs."""
+    st.subheader(panel_title(key), anchor=False)
+    acc, agree, kappa, side, taus = panel_tables(tuple(r.run_id for r in members), members, seed, n_resamples, ALPHA)
+    if taus is not None:
+        leader_warnings(taus)
+    charts(side, taus, kappa, agree, panel_judges(key), i)
+    ranking_tab, agreement_tab, accuracy_tab = st.tabs(["Rankings", "Agreement", "Accuracy per judge"])
+    with ranking_tab:
+        if side is None or taus is None:
+            st.caption("Rankings need two or more runs in the panel.")
+        else:
+            shown, judge_columns = shown_ranking(side, panel_judges(key))
+            st.caption("Under each judge: the run's rank (1 = best). The accuracies are under *Accuracy per judge*.")
+            ui.table(shown, key=f"table-ranking-{i}", data_columns=judge_columns, height="content")
+            ui.download_buttons(side, f"memeval-judges-ranking-{i}", key=f"download-ranking-{i}")
+            ui.table(taus, key=f"table-tau-{i}", height="content")
+            ui.download_buttons(taus, f"memeval-judges-kendall-tau-{i}", key=f"download-tau-{i}")
+    with agreement_tab:
+        st.caption(
+            f"Percentile bootstrap over items: seed {seed}, {n_resamples:,} resamples, {1 - ALPHA:.0%} intervals. "
+            "Verdicts compared as pass/fail (rescaled score ≥ 0.6); graded judges also get Krippendorff's α on "
+            "their scores."
+        )
+        ui.table(shown_agreement(agree), key=f"table-agreement-{i}")
+        ui.download_buttons(agree, f"memeval-judges-agreement-{i}", key=f"download-agreement-{i}")
+    with accuracy_tab:
+        ui.table(shown_accuracy(acc), key=f"table-accuracy-{i}")
+        ui.download_buttons(acc, f"memeval-judges-accuracy-{i}", key=f"download-accuracy-{i}")
 
 
 def pick_runs(candidates: Sequence[LoadedRun]) -> list[LoadedRun]:
@@ -255,39 +427,20 @@ def pick_runs(candidates: Sequence[LoadedRun]) -> list[LoadedRun]:
     return [r for r in candidates if r.display_name in chosen]
 
 
-def panel_section(key: tuple[str, bool | None, tuple[str, ...]], members: tuple[LoadedRun, ...], i: int) -> None:
-    """Accuracy per judge, agreement, rankings of one judge panel."""
-    st.subheader(ui.md_escape(judges.panel_label(key)), anchor=False)
-    acc, agree, side, taus = panel_tables(tuple(r.run_id for r in members), members, seed, n_resamples, ALPHA)
-    st.markdown("**Accuracy per judge**")
-    show(acc, f"accuracy-{i}", f"memeval-judges-accuracy-{i}")
-    st.markdown("**Agreement**")
-    st.caption(
-        f"Percentile bootstrap over items: seed {seed}, {n_resamples:,} resamples, {1 - ALPHA:.0%} intervals. "
-        "Verdicts compared as pass/fail (rescaled score >= 0.6); graded judges also get Krippendorff's interval "
-        "alpha on the scores."
-    )
-    show(agree, f"agreement-{i}", f"memeval-judges-agreement-{i}")
-    st.markdown("**Rankings under each judge**")
-    if side is None or taus is None:
-        st.caption("One run in this panel: select two or more runs to compare rankings.")
-        return
-    for row in taus.itertuples():
-        if row.leader_changed:
-            st.warning(
-                f"The leader changes with the judge: {ui.md_escape(str(row.judge_a))} ranks "
-                f"{ui.md_escape(str(row.leader_a))} first, {ui.md_escape(str(row.judge_b))} ranks "
-                f"{ui.md_escape(str(row.leader_b))} first.",
-                icon=":material/warning:",
-            )
-    show(side, f"ranking-{i}", f"memeval-judges-ranking-{i}")
-    show(taus, f"tau-{i}", f"memeval-judges-kendall-tau-{i}")
+def shown_disagreements(df: pd.DataFrame, judge_columns: Sequence[str]) -> pd.DataFrame:
+    """The disagreement rows as shown: each judge's raw score as text under the judge's header."""
+    out = df.rename(columns={"spread": "score_spread", **{j: labels.judge_header(j) for j in judge_columns}})
+    for j in judge_columns:
+        column = labels.judge_header(j)
+        out[column] = [labels.number(None if pd.isna(v) else float(v)) for v in out[column]]
+    return out
 
 
 def disagreement_section(runs: Sequence[LoadedRun]) -> None:
     """The filterable, paged list of questions where judges disagree."""
     st.subheader("Questions where the judges disagree", anchor=False)
     df = disagreement_frame(runs)
+    judge_columns = list(df.columns[6:-3])
     controls = st.container(horizontal=True, vertical_alignment="bottom")
     options = [ALL_RUNS, *[r.display_name for r in runs]]
     with controls:
@@ -320,14 +473,16 @@ def disagreement_section(runs: Sequence[LoadedRun]) -> None:
     shown = df.iloc[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
     st.caption(
         f"{len(df)} questions where the judges' pass/fail differs; showing {len(shown)} "
-        f"(page {page} of {pages}). Downloads hold every filtered question, all pages."
+        f"(page {page} of {pages}). Downloads hold every filtered question, all pages. "
+        "Each judge's column holds its raw score, on its own scale."
     )
-    st.dataframe(shown, hide_index=True, column_config=config(df), key="table-disagreements")
+    shown_columns = [labels.judge_header(j) for j in judge_columns]
+    ui.table(shown_disagreements(shown, judge_columns), key="table-disagreements", data_columns=shown_columns)
     ui.download_buttons(df, "memeval-judges-disagreements", key="download-disagreements")
 
 
-loaded = ui.load_qa_current()
 st.title("Judges")
+loaded = ui.load_qa_current()
 if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
@@ -337,24 +492,27 @@ if not multi:
     st.info("No run in this results directory has questions graded by two or more judges.")
     st.stop()
 
-st.markdown(
-    """
-How far do the judges agree, and would the leaderboard look different under another judge? Each run here
-has questions graded by two or more judges (judge models, or repeated judgments). Agreement is computed
-over the questions several judges graded; rankings compare only runs that share a benchmark, a judge
-panel and whether LoCoMo category 5 is scored.
-"""
-)
 present = list(dict.fromkeys(r.run.run.benchmark for r in multi))
 top = st.container(horizontal=True, vertical_alignment="bottom")
 with top:
-    benchmark = st.selectbox("Benchmark", present, width=260, **ui.url_bound("benchmark"))
-    seed = ui.number_param("Seed", "seed", DEFAULT_SEED, 0, ui.SEED_MAX, step=1, width=180)
-    n_resamples = ui.number_param("Resamples", "resamples", DEFAULT_RESAMPLES, 100, 100_000, step=1000, width=180)
-selected = pick_runs([r for r in multi if r.run.run.benchmark == benchmark])
+    st.caption(
+        "Would the leaderboard look different under another judge? Each run here has questions graded by two or "
+        "more judges; runs are compared only with runs graded by the same judges."
+    )
+    benchmark = ui.choice(
+        "Benchmark", "benchmark", present, present[0], {b: labels.benchmark_name(b) for b in present}, width=260
+    )
+with st.expander("Runs and bootstrap settings", expanded=any(p in st.query_params for p in SETTINGS)):
+    selected = pick_runs([r for r in multi if r.run.run.benchmark == benchmark])
+    row = st.container(horizontal=True)
+    with row:
+        seed = ui.number_param("Seed", "seed", DEFAULT_SEED, 0, ui.SEED_MAX, step=1, width=180)
+        n_resamples = ui.number_param("Resamples", "resamples", DEFAULT_RESAMPLES, 100, 100_000, step=1000, width=180)
 if not selected:
     st.info("Select at least one run.")
     st.stop()
 for i, (key, members) in enumerate(judges.panels(selected).items()):
     panel_section(key, members, i)
 disagreement_section(selected)
+with st.expander("How the rankings and agreement statistics are computed"):
+    st.markdown(EXPLANATION)

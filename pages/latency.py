@@ -1,4 +1,4 @@
-"""Latency: p50, p95 and mean per provider, per-case distribution, ingestion cost, and quality against latency.
+"""Latency: how fast each system retrieves, which systems are both fast and good, and the per-case spread.
 
 URL state: ``?benchmark=pmb-session`` selects the suite, ``?quality=mean+precision`` the scatter's y axis
 (``active passes`` or ``mean precision``).
@@ -6,57 +6,124 @@ URL state: ``?benchmark=pmb-session`` selects the suite, ``?quality=mean+precisi
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from functools import partial
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from memeval_core import labels
 from memeval_core.explore.latency_view import (
     ingestion_distribution,
     latency_boxes,
     latency_distribution,
     latency_summary,
+    log_ticks,
 )
 from memeval_core.explore.pareto import Quality, pareto_frame, quality_latency_points
-from memeval_core.pmb.run import Benchmark, PmbRun
+from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
 from pages import ui
 
 QUALITY_LABELS: dict[str, Quality] = {"active passes": "active_retrieval", "mean precision": "mean_precision"}
-MS_FORMAT = "%.2f"
+QUALITY_NAMES = {"active passes": "Active passes", "mean precision": "Mean precision"}
+P50_COLOUR = "#4263eb"
+P95_COLOUR = "#f08c00"
+FRONT_COLOUR = "#2f9e44"
+OTHER_COLOUR = "#adb5bd"
+BOX_COLOUR = "#4263eb"
+ROW_PX = 30
+TITLE = {"x": 0, "xanchor": "left", "font": {"size": 15}}
+LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
+"""Legend in the figure's bottom margin, under the x axis title: clear of the plot and of plotly's toolbar."""
+SUMMARY_SHOWN = ["display_name", "run_id", "p50_ms", "p95_ms", "mean_ms", "cases"]
+SUMMARY_SHOWN += ["ingestion_total_ms", "ingestion_beliefs", "ingestion_per_belief_ms"]
+
+EXPLANATION = """
+- **Retrieval latency** is measured per case (per turn in session runs), as the report records it.
+  **Median** and **p95** are nearest-rank percentiles, as PrecisionMemBench computes them, so each is a latency
+  that was actually observed.
+- **Ingestion time** is the total time to store the fixture's beliefs, and **per belief** that total divided by the
+  beliefs ingested, where the report records it (the plain vector baselines ingest nothing through a provider).
+- **Quality against latency**: a system is on the **Pareto frontier** when no other system is both at least as fast
+  (median) and at least as good, and strictly better in one. **Active passes** are passes with a positive precision,
+  the only pass a system cannot get by returning everything or nothing. Systems without a median or without the
+  quality are left out.
+- Latency axes are logarithmic: each step of the grid is ten times (or 2 and 5 times) the one before.
+"""
 
 
-def summary_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
-    """The per-provider latency and ingestion table."""
-    st.subheader("Per provider")
-    df = latency_summary(runs)
-    st.caption(
-        "Retrieval latency per case (session: per turn); p50 and p95 are nearest-rank, as PrecisionMemBench "
-        "computes them. Ingestion: total time to store the fixture's beliefs, and per belief, where the report "
-        "records it."
+def log_axis(values: Iterable[float], unit: str = "ms") -> dict[str, Any]:
+    """A log axis fitted to the positive ``values``, its ticks read as the values they mark (``10 ms``, ``1 s``)."""
+    shown = [float(v) for v in values if pd.notna(v) and math.isfinite(float(v)) and float(v) > 0]
+    axis: dict[str, Any] = {"type": "log"}
+    if shown:
+        low, high = min(shown), max(shown)
+        vals, text = log_ticks(low, high, "×" if unit == "×" else "ms")
+        pad = max(0.08, 0.05 * math.log10(high / low))
+        axis |= {"tickvals": vals, "ticktext": text, "range": [math.log10(low) - pad, math.log10(high) + pad]}
+    return axis
+
+
+def summary_frame(runs: tuple[PmbRun, ...]) -> pd.DataFrame:
+    """The per-system latency table, fastest median first (systems without a median last)."""
+    df = latency_summary(runs).rename(columns={"count": "cases"})
+    return ui.sort_frame(df, "p50_ms", descending=False)
+
+
+def summary_figure(df: pd.DataFrame, benchmark: Benchmark) -> go.Figure:
+    """Median and p95 per system on one log axis, joined by a bar: the fastest on top."""
+    rows = df.dropna(subset=["p50_ms", "p95_ms"])
+    names = [ui.chart_text(str(n)) for n in rows["display_name"]]
+    p50, p95 = [float(v) for v in rows["p50_ms"]], [float(v) for v in rows["p95_ms"]]
+    xs: list[float | None] = []
+    ys: list[str | None] = []
+    for name, low, high in zip(names, p50, p95, strict=True):
+        xs += [low, high, None]
+        ys += [name, name, None]
+    fig = go.Figure(
+        [
+            go.Scatter(x=xs, y=ys, mode="lines", line={"color": "#ced4da", "width": 4}, hoverinfo="skip",
+                       showlegend=False),
+            go.Scatter(name="Median (p50)", x=p50, y=names, mode="markers",
+                       marker={"size": 12, "color": P50_COLOUR}, customdata=[labels.milliseconds(v) for v in p50],
+                       hovertemplate="%{y}: median %{customdata}<extra></extra>"),
+            go.Scatter(name="95th percentile (p95)", x=p95, y=names, mode="markers",
+                       marker={"size": 11, "color": P95_COLOUR, "symbol": "diamond"},
+                       customdata=[labels.milliseconds(v) for v in p95],
+                       hovertemplate="%{y}: p95 %{customdata}<extra></extra>"),
+        ]
+    )  # fmt: skip
+    fig.update_layout(
+        title={"text": f"Retrieval latency per case by system, {labels.benchmark_name(benchmark)}", **TITLE},
+        height=max(280, ROW_PX * len(rows) + 170),
+        margin={"l": 10, "r": 20, "t": 50, "b": 100},
+        xaxis={**log_axis([*p50, *p95]), "title": {"text": "Retrieval latency per case (log scale), lower is better"}},
+        yaxis={"autorange": "reversed", "automargin": True, "title": {"text": "System, fastest median first"}},
+        legend=LEGEND_BELOW,
     )
-    st.dataframe(
-        df,
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(c, format=MS_FORMAT)
-            for c in ("mean_ms", "p50_ms", "p95_ms", "ingestion_total_ms", "ingestion_per_belief_ms")
-        },
-        height="content",
-        key="latency-summary",
-    )
+    return fig
+
+
+def summary_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> list[str]:
+    """The answer: median and p95 per system, then the table with ingestion cost; returns the systems in its order."""
+    df = summary_frame(runs)
+    ui.chart(summary_figure(df, benchmark), key="latency-summary-chart")
+    ui.table(df[SUMMARY_SHOWN], key="latency-summary", height="content")
     ui.download_buttons(df, f"memeval-latency-{benchmark}", "summary")
+    return [str(n) for n in df["display_name"]]
 
 
 def distribution_figure(dist: pd.DataFrame, order: list[str], title: str) -> go.Figure:
-    """Horizontal box per provider (rank order, leader on top) on a log x axis, every case as a point."""
-    palette = ui.colours(order)
+    """Horizontal box per system (``order`` top to bottom) on a log x axis, every case as a point."""
     groups = {str(name): g["latency_ms"] for name, g in dist.groupby("display_name", sort=False)}
     fig = go.Figure(
         [
             go.Box(
                 name=ui.chart_text(name),
-                marker_color=palette[name],
+                marker_color=BOX_COLOUR,
                 x=[float(v) for v in groups[name]],
                 boxpoints="all",
                 jitter=0.4,
@@ -70,14 +137,14 @@ def distribution_figure(dist: pd.DataFrame, order: list[str], title: str) -> go.
             if name in groups
         ]
     )
-    return _box_layout(fig, order, title)
+    return _box_layout(fig, order, title, dist["latency_ms"])
 
 
 def box_figure(boxes: pd.DataFrame, order: list[str], title: str) -> go.Figure:
     """The same boxes drawn from precomputed quartiles and Tukey fences, as one trace (no points: too many cases).
 
-    One trace for every provider: a trace per provider costs plotly about a millisecond each to validate,
-    seconds at a thousand providers.
+    One trace for every system: a trace per system costs plotly about a millisecond each to validate,
+    seconds at a thousand systems.
     """
     rank = {name: i for i, name in enumerate(order)}
     shown = boxes.assign(_rank=[rank.get(n, len(rank)) for n in boxes["display_name"]]).sort_values(
@@ -92,122 +159,131 @@ def box_figure(boxes: pd.DataFrame, order: list[str], title: str) -> go.Figure:
             lowerfence=shown["lower_fence_ms"].to_list(),
             upperfence=shown["upper_fence_ms"].to_list(),
             orientation="h",
-            marker_color="#4f8fd6",
+            marker_color=BOX_COLOUR,
             line={"width": 1.5},
             showlegend=False,
         )
     )
-    return _box_layout(fig, order, title)
+    return _box_layout(fig, order, title, [*shown["lower_fence_ms"], *shown["upper_fence_ms"]])
 
 
-def _box_layout(fig: go.Figure, order: list[str], title: str) -> go.Figure:
+def _box_layout(fig: go.Figure, order: list[str], title: str, values: Iterable[float]) -> go.Figure:
     fig.update_layout(
-        height=max(260, 36 * len(order) + 90),
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis={"type": "log", "title": {"text": title}},
+        title={"text": title, **TITLE},
+        height=max(280, 32 * len(order) + 120),
+        margin={"l": 10, "r": 20, "t": 50, "b": 60},
+        xaxis={**log_axis(values), "title": {"text": "Latency (log scale)"}},
+        yaxis={"automargin": True, "title": {"text": "System"}},
     )
     return fig
 
 
-def distribution_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
+def distribution_section(runs: tuple[PmbRun, ...], benchmark: Benchmark, order: list[str]) -> None:
     """Per-case latency boxes and, where recorded, per-belief ingestion boxes."""
-    order = [r.identity.display_name for r in runs]
-    st.subheader("Per-case latency distribution")
+    st.subheader("How latency spreads from case to case", anchor=False)
     n_cases = sum(r.table.n for r in runs)
     stem = f"memeval-latency-per-case-{benchmark}"
+    title = "Retrieval latency of every case, fastest median on top"
     if n_cases <= ui.POINTS_LIMIT:
-        st.caption("Each dot is one case; boxes show the quartiles and the median. Log scale.")
+        st.caption("Each dot is one case; boxes show the quartiles and the median.")
         dist = latency_distribution(runs)
-        ui.chart(distribution_figure(dist, order, "retrieval latency per case (ms, log scale)"), key="latency-box")
+        ui.chart(distribution_figure(dist, order, title), key="latency-box")
         ui.download_buttons(dist, stem, "distribution")
     else:
         st.caption(
             f"{n_cases:,} cases: too many to draw one dot each, so boxes show the quartiles, the median and Tukey "
-            "whiskers (1.5 IQR), computed from every case. Log scale. The table lists them; the download has "
-            "every case."
+            "whiskers (1.5 IQR), computed from every case. The table lists them; the download has every case."
         )
-        boxes = latency_boxes(runs)
-        ui.chart(box_figure(boxes, order, "retrieval latency per case (ms, log scale)"), key="latency-box")
-        st.dataframe(boxes, hide_index=True, height=320, key="latency-boxes")
+        boxes = latency_boxes(runs).rename(columns={"count": "cases"})
+        ui.chart(box_figure(boxes, order, title), key="latency-box")
+        ui.table(boxes, key="latency-boxes", hide=("run_id", "benchmark"), height=320)
         ui.download_buttons(boxes, f"memeval-latency-boxes-{benchmark}", "boxes")
         ui.download_buttons(partial(latency_distribution, runs), stem, "distribution")
     ingestion = ingestion_distribution(runs)
     if len(ingestion):
         recorded = [n for n in order if (ingestion["display_name"] == n).any()]
-        st.caption(f"Ingestion per belief, for the {len(recorded)} provider(s) whose report records it")
-        fig = distribution_figure(ingestion, order, "ingestion latency per belief (ms, log scale)")
-        ui.chart(fig, key="ingestion-box")
+        title = f"Ingestion time per belief, for the {len(recorded)} systems whose report records it"
+        ui.chart(distribution_figure(ingestion, recorded, title), key="ingestion-box")
         ui.download_buttons(ingestion, f"memeval-ingestion-per-belief-{benchmark}", "ingestion")
     else:
         st.caption("No report of this suite records per-belief ingestion timings.")
 
 
 def pareto_figure(points: pd.DataFrame, quality_label: str) -> go.Figure:
-    """Every provider at (p50, quality), log x; the Pareto frontier as a step line through its points."""
-    front = points[points["on_front"]]
+    """Every system at (median, quality), log x; only the frontier is named (the others on hover)."""
+    front, rest = points[points["on_front"]], points[~points["on_front"]]
+    counted = QUALITY_LABELS[quality_label] == "active_retrieval"
+    y_hover = "%{y:.0f} active passes" if counted else "mean precision %{y:.1%}"
+
+    def hover(df: pd.DataFrame) -> dict[str, Any]:
+        return {
+            "text": [ui.chart_text(str(n)) for n in df["name"]],
+            "customdata": [labels.milliseconds(float(v)) for v in df["x"]],
+            "hovertemplate": "%{text}<br>median %{customdata}<br>" + y_hover + "<extra></extra>",
+        }
+
     fig = go.Figure(
         [
-            go.Scatter(
-                name="provider",
-                x=[float(v) for v in points["x"]],
-                y=[float(v) for v in points["y"]],
-                text=[ui.chart_text(n) for n in points["name"]],
-                mode="markers+text",
-                textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(points))],
-                marker={"size": 10, "color": ["#1a7f37" if f else "#8c959f" for f in points["on_front"]]},
-                hovertemplate="%{text}<br>p50 %{x:.2f} ms<br>" + quality_label + " %{y:.4g}<extra></extra>",
-            ),
-            go.Scatter(
-                name="Pareto frontier",
-                x=[float(v) for v in front["x"]],
-                y=[float(v) for v in front["y"]],
-                mode="lines",
-                line={"shape": "hv", "color": "#1a7f37", "dash": "dash"},
-                hoverinfo="skip",
-            ),
+            go.Scatter(name="Other systems (hover for names)", x=[float(v) for v in rest["x"]],
+                       y=[float(v) for v in rest["y"]], mode="markers",
+                       marker={"size": 10, "color": OTHER_COLOUR}, **hover(rest)),
+            go.Scatter(name="Pareto frontier", x=[float(v) for v in front["x"]], y=[float(v) for v in front["y"]],
+                       mode="lines+markers+text", textposition="top center", textfont={"color": FRONT_COLOUR},
+                       line={"shape": "hv", "color": FRONT_COLOUR, "dash": "dash"},
+                       marker={"size": 12, "color": FRONT_COLOUR}, **hover(front)),
         ]
-    )
+    )  # fmt: skip
+    top = float(points["y"].max()) if len(points) else 1.0
     fig.update_layout(
-        height=480,
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis={"type": "log", "title": {"text": "p50 retrieval latency (ms, log scale) — lower is better"}},
-        yaxis={"title": {"text": f"{quality_label} — higher is better"}},
-        legend={"orientation": "h", "y": 1.08},
+        title={"text": f"{QUALITY_NAMES[quality_label]} against median latency", **TITLE},
+        height=460,
+        margin={"l": 10, "r": 20, "t": 50, "b": 100},
+        xaxis={**log_axis(points["x"]), "title": {"text": "Median retrieval latency (log scale), lower is better"}},
+        yaxis={
+            "title": {"text": ("Active passes (cases)" if counted else "Mean precision") + ", higher is better"},
+            "range": [-0.04 * max(top, 1e-9), max(top, 1e-9) * 1.15],
+            **({} if counted else {"tickformat": ".0%"}),
+        },
+        legend=LEGEND_BELOW,
     )
     return fig
 
 
 def pareto_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
-    """Quality picker, the scatter with its frontier, and the frontier listed."""
-    st.subheader("Quality against latency")
-    label = st.segmented_control(
-        "Quality", list(QUALITY_LABELS), default="active passes", required=True, **ui.url_bound("quality")
-    )
-    quality_label = label or "active passes"
-    plotted = pareto_frame(quality_latency_points(runs, QUALITY_LABELS[quality_label]))
-    points = plotted.rename(columns={"name": "display_name", "x": "p50_ms", "y": QUALITY_LABELS[quality_label]})
-    front = points[points["on_front"]]
-    st.caption(
-        "A provider is on the Pareto frontier when no other is both at least as fast and at least as good, "
-        "and strictly better in one. Providers without a p50 or without the quality are left out."
-    )
-    ui.chart(pareto_figure(plotted, quality_label), key="pareto")
-    st.markdown(f"**Pareto frontier ({len(front)} of {len(points)}), fastest first:**")
-    st.dataframe(front.drop(columns="on_front"), hide_index=True, height="content", key="pareto-front")
-    st.caption("All providers plotted")
-    st.dataframe(points, hide_index=True, height="content", key="pareto-points")
-    ui.download_buttons(points, f"memeval-pareto-{benchmark}-{QUALITY_LABELS[quality_label]}", "pareto")
+    """Quality picker, the scatter with its frontier and, beside it, the frontier listed."""
+    st.subheader("Fast and good: the Pareto frontier", anchor=False)
+    label = ui.choice("Quality", "quality", list(QUALITY_LABELS), "active passes", QUALITY_NAMES, radio=True)
+    quality = QUALITY_LABELS[label]
+    plotted = pareto_frame(quality_latency_points(runs, quality))
+    points = plotted.rename(columns={"name": "display_name", "x": "p50_ms", "y": quality})
+    front = points[points["on_front"]].drop(columns="on_front")
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        ui.chart(pareto_figure(plotted, label), key="pareto")
+    with right:
+        st.markdown(f"**Pareto frontier ({len(front)} of {len(points)}), fastest first:**")
+        ui.table(front, key="pareto-front", height="content")
+        st.caption("No other system is both at least as fast and at least as good, and strictly better in one.")
+    with st.expander(f"All {len(points)} systems plotted"):
+        ui.table(points, key="pareto-points", height="content")
+        ui.download_buttons(points, f"memeval-pareto-{benchmark}-{quality}", "pareto")
 
 
+st.title("Latency")
 ui.flash_sync_result()
 loaded = ui.load_current()
-st.title("Latency")
 if not loaded.runs:
     ui.empty_state(loaded)
     st.stop()
 
-benchmark = ui.benchmark_picker(loaded.runs)
+present = [b for b in BENCHMARKS if any(r.identity.benchmark == b for r in loaded.runs)]
+chosen = ui.choice(
+    "Benchmark", "benchmark", present, present[0], {b: labels.benchmark_name(b) for b in present}, radio=True
+)
+benchmark: Benchmark = next(b for b in present if b == chosen)
 suite = ui.suite_runs(loaded.runs, benchmark)
-summary_section(suite, benchmark)
-distribution_section(suite, benchmark)
+fastest_first = summary_section(suite, benchmark)
 pareto_section(suite, benchmark)
+distribution_section(suite, benchmark, fastest_first)
+with st.expander("How latency is measured"):
+    st.markdown(EXPLANATION)

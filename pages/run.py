@@ -1,5 +1,7 @@
 """Run: everything about one run (score with its interval, categories, latency, failures, verification, source).
 
+A run whose file memeval's catalogue lists names its upstream repository, commit, file and licence, with links.
+
 URL state: ``?run=<run id or system name>``; a system's name anywhere in the app links here.
 """
 
@@ -36,6 +38,22 @@ def headline(view: RunView) -> None:
         st.caption(
             f"95% interval of the {view.score_name.lower()}: {labels.rate(interval[0])} – {labels.rate(interval[1])}."
         )
+
+
+def upstream(view: RunView) -> None:
+    """Where the run's file(s) come from, as links, when memeval's catalogue lists them (else nothing)."""
+    if not view.upstream:
+        return
+    entries = [u.entry for u in view.upstream]
+    first = entries[0]
+    many = len(entries) > 1
+    files = ", ".join(f"[{ui.md_escape(e.path.rsplit('/', 1)[-1] if many else e.path)}]({e.file_url})" for e in entries)
+    st.markdown(
+        f"**Upstream:** [{ui.md_escape(first.repository)}]({first.repository_url}) at commit "
+        f"[`{first.commit[:7]}`]({first.commit_url}) · {'files' if many else 'file'} {files} · "
+        f"licence **{ui.md_escape(', '.join(dict.fromkeys(e.licence for e in entries)))}**",
+        help=f"Pinned in memeval's catalogue; full commit {first.commit}. {first.licence_note}",
+    )
 
 
 def body(view: RunView) -> None:
@@ -101,5 +119,6 @@ else:
     view = qa_view(run, qa_runs)
 title.title(ui.md_escape(view.name), anchor=False)
 st.caption(ui.md_escape(f"{labels.benchmark_name(view.benchmark)} · {view.provenance[0][1]}"))
+upstream(view)
 headline(view)
 body(view)

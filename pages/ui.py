@@ -32,7 +32,7 @@ from memeval_core.export.space import md_code
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
 from memeval_core.results import load_all_results
-from memeval_core.sync import SyncError, sync
+from memeval_core.sync import SyncError, sync_catalogue
 from memeval_core.unloaded import NotLoaded, not_loaded
 
 LOCAL_COPY_EXAMPLE = "MEMEVAL_RESULTS=../shared/data make app"
@@ -302,9 +302,17 @@ def download_buttons(df: pd.DataFrame | Callable[[], pd.DataFrame], stem: str, k
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&])")
 
 
+_AUTOLINK = re.compile(r"(?i)(://|www\.)")
+
+
 def md_escape(text: str) -> str:
-    """Escape report-derived text for a Markdown context (labels): every Markdown, emoji, LaTeX and HTML trigger."""
-    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
+    """Escape report-derived text for a Markdown context (labels): every Markdown, emoji, LaTeX and HTML trigger.
+
+    Bare web addresses are autolinked after escapes are undone, so ``://`` and ``www.`` get a zero-width
+    space (invisible, and it keeps the text from becoming a link).
+    """
+    broken = _AUTOLINK.sub(lambda m: m.group(0)[0] + "\u200b" + m.group(0)[1:], text)
+    return _MD_SPECIAL.sub(r"\\\1", broken).replace("\n", " ")
 
 
 def code_span(text: str) -> str:
@@ -344,25 +352,30 @@ def empty_state(loaded: Loaded) -> None:
         st.warning("Some files there could not be loaded; the sidebar lists them.")
     st.markdown(
         "Three ways to fill it:\n"
-        "1. **Download the public PrecisionMemBench baselines** (the button below, or "
-        "`python -m memeval_core sync`).\n"
+        "1. **Download every public result** memeval's catalogue lists: PrecisionMemBench, LoCoMo and LongMemEval "
+        "runs at pinned commits, checked by SHA-256 (the button below, or `python -m memeval_core sync`).\n"
         "2. **Add your own result files**: `python -m memeval_core add FILE…` (PMB reports, LoCoMo / LongMemEval "
         "runs of any supported format), or the Upload page.\n"
         f"3. **Point the app at a folder of results** and restart it: `{LOCAL_COPY_EXAMPLE}`."
     )
     if not may_write():
         st.caption("This app is read-only: its administrator adds results.")
-    elif st.button("Download the public PMB baselines", key="sync-pmb", type="primary", icon=":material/download:"):
-        try:
-            with st.spinner("Downloading the PMB fixtures and baseline reports…"):
-                res = sync(root)
-        except (SyncError, OSError) as exc:
-            st.error("The download failed, so nothing was changed:", icon=":material/cloud_off:")
-            st.code(str(exc), language=None, wrap_lines=True)
+    elif st.button("Download every public result", key="sync-pmb", type="primary", icon=":material/download:"):
+        with st.spinner("Downloading the catalogue's files (PMB, LoCoMo, LongMemEval runs and datasets)…"):
+            try:
+                res = sync_catalogue(root)
+            except (SyncError, OSError) as exc:
+                res = None
+                st.error("The download failed, so nothing was changed:", icon=":material/cloud_off:")
+                st.code(str(exc), language=None, wrap_lines=True)
+        if res is not None and res.failures:
+            st.error("Some sources could not be downloaded; what arrived is kept:", icon=":material/cloud_off:")
+            st.code("\n".join(res.failures), language=None, wrap_lines=True)
+        if res is None or res.failures:
             st.markdown("Offline? Point `MEMEVAL_RESULTS` at a local copy of the results and restart the app:")
             st.code(LOCAL_COPY_EXAMPLE, language="bash")
-        else:
-            st.session_state["sync-done"] = f"Downloaded {len(res.files)} files from {res.source}."
+        if res is not None and res.fetched:
+            st.session_state["sync-done"] = f"Downloaded {len(res.fetched)} files from {res.origin}."
             st.rerun()
 
 
@@ -436,7 +449,7 @@ def table(
         data = shown.copy()
         for c, fmt in formatters.items():
             data[c] = [fmt(v) for v in data[c]]
-    st.dataframe(data, hide_index=True, column_config=config, key=key, height=height)
+    st.dataframe(data, hide_index=True, column_config=config, key=key, height=height, placeholder=labels.MISSING)
 
 
 def choice(

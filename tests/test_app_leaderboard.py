@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +13,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memeval_core import labels
-from memeval_core.sync import BASELINE_DIR, UPSTREAM_REF, UPSTREAM_REPO
+from memeval_core.catalogue import default_catalogue
+from memeval_core.sync import BASELINE_DIR
 from pages import ui
+from tests.github_standin import GitHubStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
@@ -284,66 +283,35 @@ def test_empty_state_offline_explains_instead_of_failing(empty_results: Path, mo
     assert "python -m memeval_core sync" in text and "python -m memeval_core add FILE" in text
     at.button(key="sync-pmb").click().run()
     assert not at.exception
-    assert [e.value for e in at.error] == ["The download failed, so nothing was changed:"]
+    assert [e.value for e in at.error] == ["Some sources could not be downloaded; what arrived is kept:"]
     codes = [c.value for c in at.code]
-    assert any(c.startswith("cannot reach http://127.0.0.1:9/repos/tenurehq/precisionMemBench/") for c in codes)
+    failures = next(c for c in codes if "tenurehq/precisionMemBench@" in c).splitlines()
+    assert len(failures) == len({e.repository for e in default_catalogue().entries}), "one sentence per source"
     assert ui.LOCAL_COPY_EXAMPLE in codes
     assert any("MEMEVAL_RESULTS" in m.value for m in at.markdown)
-    assert list(empty_results.iterdir()) == []
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+    assert not [p for p in empty_results.rglob("*") if p.is_file() and not p.name.startswith(".")]
 
 
 @pytest.fixture
-def github_stand_in(pmb_results: Path, tmp_path: Path) -> Iterator[str]:
-    """A local HTTP server that answers like GitHub's contents API (under /api) and raw host (under /raw)."""
-    served = tmp_path / "served"
-    raw = served / "raw" / UPSTREAM_REPO / UPSTREAM_REF
-    shutil.copytree(pmb_results / "fixtures", raw / "fixtures")
-    shutil.copytree(pmb_results / BASELINE_DIR, raw / BASELINE_DIR)
-    listing = [
-        {"name": p.name, "type": "file", "download_url": None} for p in sorted((raw / BASELINE_DIR).glob("*.json"))
-    ]
-    listing.append({"name": "README.md", "type": "file", "download_url": None})
-    api = served / "api" / "repos" / UPSTREAM_REPO / "contents" / BASELINE_DIR
-    api.parent.mkdir(parents=True)
-    api.write_text(json.dumps(listing), encoding="utf-8")  # the query string (?ref=main) is ignored when serving
-
-    def handler(*args: Any, **kwargs: Any) -> _QuietHandler:
-        return _QuietHandler(*args, directory=str(served), **kwargs)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+def github_stand_in(shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GitHubStandIn]:
+    """The catalogue's files at their pinned commits, served from ../shared/data on 127.0.0.1."""
+    with GitHubStandIn.serving(default_catalogue(), shared_data) as server:
+        monkeypatch.setenv("MEMEVAL_GITHUB_RAW", server.url)
+        monkeypatch.setenv("MEMEVAL_GITHUB_API", server.url)
+        yield server
 
 
-def test_sync_button_downloads_and_shows_the_leaderboard(
-    empty_results: Path, github_stand_in: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MEMEVAL_GITHUB_API", f"{github_stand_in}/api")
-    monkeypatch.setenv("MEMEVAL_GITHUB_RAW", f"{github_stand_in}/raw")
+def test_sync_button_downloads_every_public_result(empty_results: Path, github_stand_in: GitHubStandIn) -> None:
     at = run_app()
     assert not at.dataframe
     at.button(key="sync-pmb").click().run()
     assert not at.exception, [e.message for e in at.exception]
-    assert [s.value for s in at.success] == [
-        f"Downloaded 27 files from https://github.com/{UPSTREAM_REPO}/tree/{UPSTREAM_REF}."
-    ]
+    (done,) = [s.value for s in at.sidebar.success]
+    assert done.startswith(f"Downloaded {len(default_catalogue().entries)} files from ")
     single = table(at)
     assert len(single) == 13 and len(table(run_app({"benchmark": "pmb-session"}))) == 11
     assert by_name(single, "tenure")["passed"] == 77
-    synced = empty_results / "precisionmembench"
-    assert (synced / "SOURCE.json").is_file()
-    assert len(list((synced / BASELINE_DIR).glob("*.json"))) == 24
+    assert (empty_results / "locomo" / "data" / "locomo10.json").is_file(), "the QA side came along"
 
 
 # --- Shared helpers (pages/ui.py) -----------------------------------------------------------------

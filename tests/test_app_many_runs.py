@@ -43,7 +43,7 @@ def test_categories_chart_the_leaders_and_list_everyone(downloads: dict[str, byt
     assert len(heat["y"]) == 50
     bars = _spec(at, 1)["data"][0]  # type: ignore[index]
     assert len(bars["x"]) == 50
-    assert len(table(at, "display_name", "active_retrieval")) == RUNS
+    assert len(table(at, "display_name", "active_retrieval", "failed")) == RUNS
     heatmap_csv = next(v for k, v in downloads.items() if k.startswith("memeval-categories-") and k.endswith(".csv"))
     assert heatmap_csv.decode().count("\n") == RUNS + 1
 
@@ -65,9 +65,9 @@ def test_leaderboard_lists_mismatches_in_one_table() -> None:
 
 def test_latency_draws_one_box_per_provider() -> None:
     at = run_page("pages/latency.py")
-    boxes = _spec(at, 0)["data"]
+    boxes = _spec(at, 2)["data"]  # after the medians chart and the Pareto chart
     assert len(boxes) == RUNS  # 60 x 77 cases is below the per-point limit: one trace each, every case a point
-    assert len(table(at, "count", "p95_ms", "ingestion_total_ms")) == RUNS
+    assert len(table(at, "cases", "p95_ms", "ingestion_total_ms")) == RUNS
 
 
 def test_latency_boxes_from_quartiles_above_the_point_limit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -75,7 +75,7 @@ def test_latency_boxes_from_quartiles_above_the_point_limit(monkeypatch: pytest.
 
     monkeypatch.setattr(pages.ui, "POINTS_LIMIT", 1_000)
     at = run_page("pages/latency.py")
-    boxes = _spec(at, 0)["data"]
+    boxes = _spec(at, 2)["data"]
     assert len(boxes) == 1 and len(boxes[0]["y"]) == RUNS  # type: ignore[index, arg-type]
     assert "boxpoints" not in boxes[0]  # type: ignore[index, operator]
     stats = table(at, "q1_ms", "median_ms", "q3_ms", "lower_fence_ms")

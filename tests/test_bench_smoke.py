@@ -108,7 +108,8 @@ def test_bench_app_quick(tmp_path: Path) -> None:
     assert {"public", "synthetic", "synthetic_runs", "synthetic_items", "targets"} <= set(d)
     for side in ("public", "synthetic"):
         pages = d[side]["apptest"]["pages"]
-        assert set(pages) == {f"pages/{n}.py" for n in ("leaderboard", "categories", "compare", "latency", "case")}
+        names = ("home", "leaderboard", "categories", "compare", "latency", "case")
+        assert set(pages) == {f"pages/{n}.py" for n in names}
         assert all(p["exceptions"] == [] for p in pages.values())
         assert "first_visit_s" in d[side]["browser"], d[side]["browser"]
     (one_round,) = d["browser_rounds"]  # one paired round in the smoke

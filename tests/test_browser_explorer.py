@@ -70,9 +70,10 @@ def stable_height(page: Page) -> int:
 def screenshot(page: Page, name: str, last: str) -> Path:
     """Save the whole page: Streamlit scrolls inside its main block, so the viewport is grown to fit it first.
 
-    ``last`` is a selector of the page's last element; the height is read once it is there.
+    ``last`` is a selector of the page's last element (perhaps inside a folded expander); the height is read once
+    it is there.
     """
-    page.locator(last).first.wait_for(timeout=WAIT_MS)
+    page.locator(last).first.wait_for(state="attached", timeout=WAIT_MS)
     height = stable_height(page)
     page.set_viewport_size({"width": VIEWPORT["width"], "height": min(height + 40, SCREENSHOT_MAX_HEIGHT)})
     # Charts re-lay out on resize; wait for every plot to have drawn its axes before shooting.
@@ -105,9 +106,9 @@ def test_compare_from_a_link_filter_case_and_download(page: Page, streamlit_serv
     assert nav.get_by_text("ui", exact=True).count() == 0
     assert page.get_by_text("statistically tied (the interval includes zero)").count() == 0
     assert page.get_by_text("not tied").first.is_visible()
-    metric = page.locator('[data-testid="stMetric"]', has_text="B passed, A failed")
-    assert metric.locator('[data-testid="stMetricValue"]').inner_text() == "68"
-    assert "6.78e-21" in page.locator('[data-testid="stMetric"]', has_text="McNemar").inner_text()
+    metric = page.locator('[data-testid="stMetric"]', has_text="B: tenure")
+    assert metric.locator('[data-testid="stMetricValue"]').inner_text() == "77 of 77"
+    assert "McNemar p < 0.001" in page.locator('[data-testid="stMetric"]', has_text="A real difference?").inner_text()
 
     # Filter: only the cases B (tenure) wins. The choice lands in the URL.
     page.get_by_role("radio", name="B wins", exact=True).click()
@@ -129,11 +130,12 @@ def test_compare_from_a_link_filter_case_and_download(page: Page, streamlit_serv
     q = query(page)
     assert (q["a"], q["b"], q["filter"]) == (["mem0"], ["tenure"], ["B wins"])
     page.get_by_text("how does kube schedule pods across our CI pipeline nodes?").wait_for(timeout=WAIT_MS)
-    assert page.get_by_text("tenure: passed (active_retrieval)", exact=False).is_visible()
+    assert page.get_by_text("passed (active pass)", exact=False).is_visible()
     ids = download_csv(page, "case-ids")
-    assert list(ids[0]) == ["tier", "id", "mem0", "tenure"]
+    assert list(ids[0]) == ["tier", "id", "belief", "gold", "mem0", "tenure"]
     gha = next(r for r in ids if r["id"] == "b-ci-gha-entity" and r["tier"] == "relevant")
     assert (gha["mem0"], gha["tenure"]) == ("correct", "correct")
+    assert gha["belief"].startswith("CI/CD runs on GitHub Actions.")
     screenshot(page, "compare", ".st-key-case-ids-csv")
 
     # The same link in a new visit reproduces the view.
@@ -143,17 +145,61 @@ def test_compare_from_a_link_filter_case_and_download(page: Page, streamlit_serv
 
 def test_mem0_vs_a_mem_is_tied(page: Page, streamlit_server: str) -> None:
     open_page(page, f"{streamlit_server}/compare?a=mem0&b=a-mem", "Cases both ran")
+    assert page.get_by_text("neither is better").first.is_visible()
     assert page.get_by_text("statistically tied (the interval includes zero)").first.is_visible()
-    metric = page.locator('[data-testid="stMetric"]', has_text="McNemar")
-    assert metric.locator('[data-testid="stMetricValue"]').inner_text() == "1"
+    metric = page.locator('[data-testid="stMetric"]', has_text="A real difference?")
+    assert metric.locator('[data-testid="stMetricValue"]').inner_text() == "No"
+    assert "McNemar p = 1" in metric.inner_text()
+
+
+def test_the_verdict_is_above_the_fold_at_1440_by_900(page: Page, streamlit_server: str) -> None:
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_page(page, f"{streamlit_server}/compare?a=tenure&b=mem0", "Cases both ran")
+    main = page.locator('[data-testid="stMain"]')
+    first = main.locator('[data-testid="stHeading"], [data-testid="stMarkdown"], [data-testid="stCaptionContainer"]')
+    assert first.first.inner_text().startswith("Compare two runs")  # nothing before the title
+    verdict = page.get_by_text("is better by 88.3 pp", exact=False).first
+    cards = page.locator('[data-testid="stMetric"]')
+    settings = page.get_by_text("Statistics settings", exact=False).first
+    for shown in (verdict, cards.nth(3), settings):
+        shown.wait_for(timeout=WAIT_MS)
+    box, last_card, knobs = verdict.bounding_box(), cards.nth(3).bounding_box(), settings.bounding_box()
+    assert box is not None and last_card is not None and knobs is not None
+    assert box["y"] < last_card["y"] < knobs["y"]
+    assert last_card["y"] + last_card["height"] <= 900  # the whole answer shows without scrolling
+    assert page.get_by_label("Seed").count() == 0 or not page.get_by_label("Seed").first.is_visible()
+
+
+def test_an_unknown_run_in_the_link_is_named_on_screen(page: Page, streamlit_server: str) -> None:
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_page(page, f"{streamlit_server}/compare?a=doesnotexist&b=tenure", "Cases both ran")
+    warning = page.locator('[data-testid="stAlert"]', has_text="doesnotexist").first
+    warning.wait_for(timeout=WAIT_MS)
+    box = warning.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 900  # seen without scrolling
+    assert "showing gbrain as A instead" in warning.inner_text()
+    page.get_by_text("gbrain passes 34 of 77 cases", exact=False).first.wait_for(timeout=WAIT_MS)
+    page.locator('[data-testid="stMetric"]', has_text="A: gbrain").wait_for(timeout=WAIT_MS)
+
+
+def test_case_page_shows_belief_text(page: Page, streamlit_server: str) -> None:
+    open_page(page, f"{streamlit_server}/case?case=happy-stack-repository-layer", "What each returned")
+    assert page.get_by_text("3 of 13 systems pass this case", exact=False).is_visible()
+    rows = download_csv(page, "expected")
+    assert {r["id"]: r["belief"] for r in rows}["b-db-decision"] == (
+        "Decided on MongoDB after evaluating Postgres. Raw driver only."
+    )
+    providers = download_csv(page, "outcomes")
+    tenure = next(r for r in providers if r["display_name"] == "tenure")
+    assert (tenure["returned_nothing"], tenure["n_pinned"], tenure["n_open_questions"]) == ("False", "2", "1")
 
 
 @pytest.mark.parametrize(
     ("name", "path", "ready", "last"),
     [
         ("categories", "/categories", "What a pass count is worth.", ".st-key-references-csv"),
-        ("session_drift", "/session_drift", "Latency under session load", ".st-key-latency-ratio-csv"),
-        ("latency", "/latency", "Quality against latency", ".st-key-pareto-csv"),
+        ("session_drift", "/session_drift", "Session drift", ".st-key-latency-ratio-csv"),
+        ("latency", "/latency", "Latency", ".st-key-pareto-csv"),
         ("case", "/case?case=alias-kube-resolves", "What each returned", ".st-key-ids-csv"),
     ],
 )

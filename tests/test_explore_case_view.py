@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from memeval_core.explore import case_view as cv
 from memeval_core.explore.case_view import (
     Expectation,
     case_key,
@@ -79,8 +80,13 @@ def test_session_turn(pmb: PmbLoad) -> None:
     assert view.query.startswith("One more thing on the allkeys-lru decision")
     by = {o.display_name: o for o in view.outcomes}
     gb = by["gbrain"]
-    assert gb.returned_nothing and gb.tier("relevant").missing == ("b-redis-code",)
+    # gbrain's relevant tier is empty, but it returned the pinned facts: it did not return nothing.
+    assert gb.tier("relevant").returned == () and gb.tier("relevant").missing == ("b-redis-code",)
+    assert gb.tier("pinned").returned == ("b-db-decision", "b-linting-current") and not gb.returned_nothing
     assert gb.tier("questions").recorded is False
+    assert cv.tier_summary(gb) == (
+        "pinned facts: 2 (2 unexpected) · relevant beliefs: nothing (1 missing) · open questions: not recorded"
+    )
     mem0 = by["mem0"].tier("relevant")
     # Noise ids are forbidden in the relevant tier.
     assert set(mem0.forbidden) == {"b-error-handling", "b-functional-pipeline", "b-ci-parallel-decision"}
@@ -220,7 +226,7 @@ def test_id_matrix_outcomes_and_failures(pmb: PmbLoad) -> None:
     assert pmb.fixture is not None
     view = case_view(pmb.runs, pmb.fixture, "alias-kube-resolves")
     m = id_matrix(view)
-    assert list(m.columns[:2]) == ["tier", "id"] and len(m.columns) == 2 + 13
+    assert list(m.columns[:4]) == ["tier", "id", "belief", "gold"] and len(m.columns) == 4 + 13
     assert list(dict.fromkeys(m["tier"])) == ["pinned", "relevant", "questions"]
     gha = m[(m["tier"] == "relevant") & (m["id"] == "b-ci-gha-entity")].iloc[0]
     assert (gha["tenure"], gha["gbrain"]) == ("correct", "missing")
@@ -245,3 +251,96 @@ def test_id_matrix_outcomes_and_failures(pmb: PmbLoad) -> None:
     assert list(fails.columns) == ["display_name", "failure", "from_report"]
     assert (fails["display_name"] == "mem0").sum() == 16
     assert "tenure" not in set(fails["display_name"])
+
+
+def test_returned_nothing_only_when_every_tier_is_empty(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    # The case: tenure's relevant tier is empty, but it returned a pinned fact and an open question.
+    ten = next(o for o in case_view(pmb.runs, pmb.fixture, "happy-stack-repository-layer").outcomes
+               if o.display_name == "tenure")  # fmt: skip
+    assert ten.tier("relevant").returned == ()
+    assert "b-db-decision" in ten.tier("pinned").returned and ten.tier("questions").returned == ("b-auth-open-q",)
+    assert not ten.returned_nothing
+    assert "returned nothing" not in cv.tier_summary(ten)
+    assert (
+        outcome_frame(case_view(pmb.runs, pmb.fixture, "happy-stack-repository-layer"))["returned_nothing"].sum() == 0
+    )
+    # On a cold-start user tenure returns no id in any tier: that, and only that, is returning nothing.
+    cold = {o.display_name: o for o in case_view(pmb.runs, pmb.fixture, "cold-start-user-no-beliefs").outcomes}
+    assert cold["tenure"].returned_nothing and all(t.returned == () for t in cold["tenure"].tiers)
+    assert cv.tier_summary(cold["tenure"]).startswith("returned nothing in any tier · pinned facts: nothing")
+    for o in cold.values():
+        assert o.returned_nothing == (not any(t.returned for t in o.tiers))
+
+
+def test_nothing_returned_by_hand() -> None:
+    exp = _expect()
+    assert cv.nothing_returned(classify_tiers(_scored((), (), None), exp))
+    assert cv.nothing_returned(classify_tiers(_scored((), (), ()), exp))
+    assert not cv.nothing_returned(classify_tiers(_scored(("p",), (), None), exp))
+    assert not cv.nothing_returned(classify_tiers(_scored((), (), ("q",)), exp))
+    assert not cv.nothing_returned(classify_tiers(_scored((), ("r",), ()), exp))
+
+
+def test_every_belief_id_shown_has_its_text(pmb: PmbLoad) -> None:
+    fixture = pmb.fixture
+    assert fixture is not None
+    keys = [*case_keys(fixture, "pmb-single-turn"), *case_keys(fixture, "pmb-session")]
+    for key in keys:
+        view = case_view(pmb.runs, fixture, *parse_case_key(key))
+        for frame in (id_matrix(view), cv.expected_beliefs(view)):
+            for i, text in zip(frame["id"], frame["belief"], strict=True):
+                assert text == fixture.belief_by_id[i].content != "", (key, i)
+    view = case_view(pmb.runs, fixture, "happy-stack-repository-layer")
+    assert view.beliefs["b-db-decision"] == "Decided on MongoDB after evaluating Postgres. Raw driver only."
+    assert cv.belief_text(fixture, "b-no-such-belief") == cv.UNKNOWN_BELIEF
+
+
+def test_expected_beliefs_and_notes(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    view = case_view(pmb.runs, pmb.fixture, "happy-stack-repository-layer")
+    exp = cv.expected_beliefs(view)
+    assert list(exp.columns) == ["id", "belief", "expected"]
+    assert dict(zip(exp["id"], exp["expected"], strict=True)) == {
+        "b-db-decision": "pinned facts: must include",
+        "b-auth-open-q": "open questions: must include",
+    }
+    notes = cv.expectation_notes(view.expectation)
+    assert notes[0] == "Relevant beliefs: none expected; anything returned there fails the case."
+    assert notes[1].startswith('Persona prelude: {"nonEmpty":true}')
+    kube = cv.expected_beliefs(case_view(pmb.runs, pmb.fixture, "alias-kube-resolves")).set_index("id")
+    assert kube.loc["b-ci-gha-entity", "expected"] == "gold; relevant: only these"
+    turn = cv.expected_beliefs(case_view(pmb.runs, pmb.fixture, MAIN, 10)).set_index("id")
+    assert turn.loc["b-error-handling", "expected"] == "noise: must not surface"
+    hand = cv.expectation_notes(_expect(max_count=3, min_count=1, should_only_include=("g",)))
+    assert hand == ["Relevant beliefs: at most 3.", "Relevant beliefs: at least 1."]
+
+
+def test_gold_beliefs_are_marked_and_listed_first(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    view = case_view(pmb.runs, pmb.fixture, "alias-kube-resolves")
+    m = id_matrix(view)
+    rel = m[m["tier"] == "relevant"]
+    assert set(rel["id"][:2]) == {"b-ci-gha-entity", "b-kubernetes-entity"}
+    assert list(rel["gold"]) == [True, True] + [False] * (len(rel) - 2)
+    happy = id_matrix(case_view(pmb.runs, pmb.fixture, "happy-stack-repository-layer")).set_index(["tier", "id"])
+    assert happy.loc[("pinned", "b-db-decision"), "gold"] and happy.loc[("questions", "b-auth-open-q"), "gold"]
+    assert not happy.loc[("pinned", "b-linting-current"), "gold"]
+    shown = cv.marked(m, ["tenure"])
+    assert set(shown["tier"]) == {"Pinned facts", "Relevant beliefs", "Open questions"}
+    assert shown.loc[rel.index[0], "tenure"] == "✓ correct" and m.loc[rel.index[0], "tenure"] == "correct"
+
+
+def test_outcome_counts_per_tier_and_who_passed(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    by_name = sorted(pmb.runs, key=lambda r: r.identity.display_name)
+    view = case_view(by_name, pmb.fixture, "happy-stack-repository-layer")
+    out = outcome_frame(view).set_index("display_name")
+    tenure = out.loc["tenure"]
+    assert (tenure["n_pinned"], tenure["n_relevant"], tenure["n_open_questions"]) == (2, 0, 1)
+    assert cv.who_passed(view) == "3 of 13 systems pass this case: gbrain, tenure and yourmemory."
+    starred = cv.who_passed(view, lambda n: f"*{n}*", listed=2)
+    assert starred == "3 of 13 systems pass this case: *gbrain*, *tenure* and 1 more."
+    turn = case_view(by_name, pmb.fixture, MAIN, 3)
+    assert outcome_frame(turn)["n_open_questions"].isna().all()  # session reports do not record the tier
+    assert cv.who_passed(turn) == "1 of 11 systems passes this turn: tenure."

@@ -14,10 +14,14 @@ from memeval_core.explore.compare import (
     case_detail,
     compare_stats,
     filter_pairs,
+    interval_text,
     paired_cases,
     paired_frame,
     stats_frame,
+    verdict,
+    verdict_sentence,
     win_tie_loss,
+    with_intervals,
 )
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.models import RetrievalSummary
@@ -298,3 +302,54 @@ def test_paired_frame_matches_the_case_objects(pmb: PmbLoad) -> None:
                 )
                 for got, want in ((row.a_precision, x.precision), (row.b_recall, y.recall)):
                     assert (pd.isna(got) and want is None) or got == want
+
+
+def test_verdict_tenure_vs_mem0_is_real(pmb: PmbLoad) -> None:
+    runs = _single(pmb)
+    v = verdict(compare_stats(runs["tenure"], runs["mem0"], seed=SEED))
+    assert (v.n, v.a_count, v.b_count, v.leader, v.real) == (77, 77, 9, "tenure", True)
+    assert verdict_sentence(v) == (
+        "tenure passes 77 of 77 cases, mem0 9 of 77: tenure is better by 88.3 pp "
+        "(95% interval +80.5 to +94.8 pp); McNemar p < 0.001 — a real difference."
+    )
+    # B leading: the interval is of B's gap, so it reads positive; names go through the formatter.
+    flipped = verdict(compare_stats(runs["mem0"], runs["tenure"], seed=SEED))
+    assert flipped.leader == "tenure" and flipped.leader_interval() == (v.gap.ci_low, v.gap.ci_high)
+    assert verdict_sentence(flipped, lambda n: f"**{n}**").startswith(
+        "**mem0** passes 9 of 77 cases, **tenure** 77 of 77: **tenure** is better by 88.3 pp (95% interval +80.5"
+    )
+
+
+def test_verdict_tie_not_real_and_borderline(pmb: PmbLoad) -> None:
+    runs = _single(pmb)
+    tie = verdict(compare_stats(runs["mem0"], runs["a-mem"], seed=SEED))
+    assert tie.leader is None and not tie.real
+    assert verdict_sentence(tie) == "mem0 passes 9 of 77 cases, a-mem 9 of 77: neither is better (McNemar p = 1)."
+    a = _run("A", [_case(f"c{i}", i < 6, None) for i in range(12)])
+    b = _run("B", [_case(f"c{i}", i < 4, None) for i in range(12)])
+    chance = verdict(compare_stats(a, b, seed=SEED, n_resamples=2000))
+    assert (chance.a_count, chance.b_count, chance.mcnemar.significant, chance.reality) == (6, 4, False, "No")
+    assert verdict_sentence(chance) == (
+        "A passes 6 of 12 cases, B 4 of 12: A is ahead by 16.7 pp (95% interval +0.0 to +41.7 pp), "
+        "but McNemar p = 0.5 — not a real difference."
+    )
+    # Five discordant cases, all A's: the interval excludes zero, McNemar (p = 2/32) does not reach 0.05.
+    five = _run("A", [_case(f"c{i}", i < 5, None) for i in range(12)])
+    none = _run("B", [_case(f"c{i}", False, None) for i in range(12)])
+    edge = verdict(compare_stats(five, none, seed=SEED, n_resamples=2000))
+    assert not edge.real and not edge.gap.statistically_tied and edge.reality == "Borderline"
+    assert verdict_sentence(edge).endswith("McNemar p = 0.0625 — borderline: McNemar p is not below 0.05.")
+
+
+def test_intervals_as_text(pmb: PmbLoad) -> None:
+    assert interval_text(0.805, 0.948) == "+80.5 to +94.8 pp"
+    assert interval_text(-0.1, 0.05) == "-10.0 to +5.0 pp"
+    assert interval_text(None, 0.1) == interval_text(float("nan"), 0.1) == "—"
+    runs = _single(pmb)
+    frame = stats_frame(compare_stats(runs["tenure"], runs["mem0"], seed=SEED))
+    shown = with_intervals(frame, ("pass_rate", "precision"))
+    cols = list(shown.columns)
+    assert cols[cols.index("pass_rate_diff") + 1] == "pass_rate_interval"
+    assert cols[cols.index("precision_diff") + 1] == "precision_interval"
+    assert shown["pass_rate_interval"].iloc[0] == "+80.5 to +94.8 pp"
+    assert list(frame.columns) == [c for c in cols if not c.endswith("_interval")]  # the input is untouched

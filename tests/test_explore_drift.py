@@ -12,12 +12,14 @@ from memeval_core.explore.drift import (
     STATUS_CLEAN,
     STATUS_EMPTY_MISSING,
     STATUS_EMPTY_OK,
+    drift_spans,
     drift_timeline,
     drift_turns,
     label_turns,
     returned_nothing_summary,
     session_latency,
     topic_map,
+    turn_axis,
     turn_labels,
     turn_latency,
 )
@@ -161,3 +163,20 @@ def test_returned_nothing_summary(pmb: PmbLoad) -> None:
     assert summary.loc["gbrain"].to_dict() == {"turns": 12, "returned_nothing": 12, "required_missing": 11}
     assert summary.loc["tenure"].to_dict() == {"turns": 12, "returned_nothing": 1, "required_missing": 0}
     assert "mem0" not in summary.index
+
+
+def test_turn_axis_is_numeric_and_in_session_order(pmb: PmbLoad) -> None:
+    assert pmb.fixture is not None
+    axis = turn_axis(pmb.fixture)
+    assert list(axis["position"]) == list(range(12))
+    assert list(axis["turn"]) == list(turn_labels(pmb.fixture).values())
+    assert list(axis["tick"]) == [*(str(i) for i in range(11)), "s2·0"]
+    assert list(axis["turn_index"])[:3] == [0, 1, 2] and axis["case_id"].iloc[-1] == CROSS
+    assert list(axis["is_drift_turn"]) == [False, *[True] * 8, False, False, False]
+    assert drift_spans(axis) == [(1, 8)]
+
+
+def test_drift_spans_split_at_non_drift_turns() -> None:
+    axis = pd.DataFrame({"position": range(6), "is_drift_turn": [True, False, True, True, False, True]})
+    assert drift_spans(axis) == [(0, 0), (2, 3), (5, 5)]
+    assert drift_spans(axis.assign(is_drift_turn=False)) == []

@@ -12,6 +12,7 @@ from memeval_core.explore.latency_view import (
     latency_boxes,
     latency_distribution,
     latency_summary,
+    log_ticks,
 )
 from memeval_core.latency import nearest_rank
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
@@ -99,3 +100,30 @@ def test_latency_boxes_equal_numpy_run_by_run(pmb: PmbLoad) -> None:
         q1, median, q3 = np.percentile(lat, [25, 50, 75])
         row = boxes.loc[run.identity.run_id]
         assert (row["q1_ms"], row["median_ms"], row["q3_ms"]) == (q1, median, q3)
+
+
+def test_log_ticks_read_as_the_values_they_mark() -> None:
+    values, text = log_ticks(0.04, 4_872)  # over three decades: powers of ten
+    assert values == [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]
+    assert text == ["0.01 ms", "0.1 ms", "1 ms", "10 ms", "100 ms", "1 s", "10 s"]
+    _, text = log_ticks(9.77, 2604.84)  # the single-turn p50/p95 range, 2.4 decades: 1-2-5 steps
+    assert text == ["5 ms", "10 ms", "20 ms", "50 ms", "100 ms", "200 ms", "500 ms", "1 s", "2 s", "5 s"]
+    values, text = log_ticks(12, 850)
+    assert text[:4] == ["10 ms", "20 ms", "50 ms", "100 ms"] and text[-1] == "1 s"
+    assert values[-1] == 1000.0
+    _, text = log_ticks(1.5, 40, unit="×")
+    assert "40×" not in text and text[:3] == ["1×", "2×", "5×"] and text[-1] == "50×"
+    _, text = log_ticks(3, 9, unit="×")  # within a decade: finer steps, from the last at or below the low end
+    assert text == ["3×", "5×", "7×", "10×"]
+    _, text = log_ticks(0.4, 250_000)
+    assert text[0] == "0.1 ms" and "1,000 s" in text
+    _, text = log_ticks(0.6, 45, unit="×", steps=(1, 3))  # a short axis: fewer, still honest, ticks
+    assert text == ["0.3×", "1×", "3×", "10×", "30×", "100×"]
+    with pytest.raises(ValueError, match="steps"):
+        log_ticks(1, 10, steps=(2, 5))
+
+
+@pytest.mark.parametrize(("low", "high"), [(0, 10), (-1, 10), (10, 1), (1, float("inf")), (float("nan"), 1)])
+def test_log_ticks_refuse_a_range_a_log_axis_cannot_show(low: float, high: float) -> None:
+    with pytest.raises(ValueError, match="log axis"):
+        log_ticks(low, high)

@@ -9,6 +9,7 @@ import pytest
 from _data import SHARED_DATA, require
 from scipy.stats import binomtest
 
+from memeval_core.explore.compare import verdict_sentence
 from memeval_core.explore.qa_compare import (
     QaComparisonReport,
     check_pairable,
@@ -18,6 +19,7 @@ from memeval_core.explore.qa_compare import (
     qa_paired_frame,
     qa_question_detail,
     qa_stats_frame,
+    qa_verdict,
     unpaired_counts,
 )
 from memeval_core.qa.ingest import LoadedRun, load_qa
@@ -244,6 +246,13 @@ def test_memobase_0710_vs_0503(real_runs: dict[str, LoadedRun]) -> None:
     assert (open_domain["b"], open_domain["c"], bool(open_domain["accuracy_tied"])) == (6, 11, True)
     single_hop = frame[frame["category"] == "4"].iloc[0]
     assert single_hop["holm_p"] == pytest.approx(4 * binomtest(72, 189, 0.5).pvalue)
+    v = qa_verdict(rep)
+    assert (v.a_count, v.b_count, v.real) == (1167, 1092, True)
+    assert verdict_sentence(v) == (
+        "memobase (memobase_eval_0710_3000) answers 1,167 of 1,540 questions correctly, "
+        "memobase (memobase_eval_0503_3000) 1,092 of 1,540: memobase (memobase_eval_0710_3000) is better by 4.9 pp "
+        "(95% interval +2.5 to +7.2 pp); McNemar p < 0.001 — a real difference."
+    )
 
 
 def test_longmemeval_s_cognitive_memory_vs_naive_rag_is_tied(real_runs: dict[str, LoadedRun]) -> None:
@@ -261,6 +270,9 @@ def test_longmemeval_s_cognitive_memory_vs_naive_rag_is_tied(real_runs: dict[str
     assert ssa.mcnemar.p_value == 2 * (1 + 14) / 2**14  # C(14,0) + C(14,1)
     assert ssa.holm_p == pytest.approx(5 * ssa.mcnemar.p_value)
     assert not ssa.accuracy.statistically_tied
+    v = qa_verdict(rep)
+    assert v.leader == "cognitive_memory" and not v.real
+    assert verdict_sentence(v).endswith("McNemar p = 0.291 — not a real difference.")
 
 
 def test_real_runs_differing_in_category_5_are_refused(real_runs: dict[str, LoadedRun]) -> None:

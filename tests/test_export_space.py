@@ -37,7 +37,11 @@ def test_front_matter_declares_a_docker_leaderboard_space() -> None:
     assert meta["app_port"] == 8501
     assert meta["tags"][0] == "leaderboard"
     assert meta["title"] == "memeval leaderboard"
-    assert meta["license"] == "mit"
+    assert meta["license"] == "other", "inputs of unknown licence: other, with the table in the card"
+    mit = board_with(["tenure"])
+    mit = mit.model_copy(update={"inputs": [f.model_copy(update={"license": "MIT"}) for f in mit.inputs]})
+    assert front_matter(space.readme(mit, space.SpaceOptions(), DATE))["license"] == "mit"
+    assert front_matter(space.readme(mit, space.SpaceOptions(license="cc-by-4.0"), DATE))["license"] == "cc-by-4.0"
     assert {"emoji", "colorFrom", "colorTo", "short_description"} <= meta.keys()
     assert len(meta["short_description"]) <= 60
 
@@ -143,7 +147,7 @@ def test_app_files_are_the_app_and_nothing_else() -> None:
     assert ".streamlit/config.toml" in files
     assert "memeval_core/export/writer.py" in files
     assert not any(f.startswith(("tests/", "docs/", "results/", "hf_export/")) or "__pycache__" in f for f in files)
-    assert all(f.endswith(".py") for f in files if f != ".streamlit/config.toml")
+    assert all(f.endswith(".py") for f in files if f not in (".streamlit/config.toml", "memeval_core/catalogue.json"))
 
 
 def test_dataset_card_has_one_config_per_benchmark() -> None:

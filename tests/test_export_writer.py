@@ -310,11 +310,17 @@ APPTEST_SCRIPT = """
 import json, sys
 from streamlit.testing.v1 import AppTest
 import memeval_core
-at = AppTest.from_file(sys.argv[1], default_timeout=120)
-at.run()
-at.switch_page("pages/leaderboard.py").run()
-tables = {t.label: json.loads(t.dataframe[0].value.to_json(orient="records")) for t in at.tabs if t.dataframe}
-print(json.dumps({"exceptions": [e.message for e in at.exception], "tables": tables, "core": memeval_core.__file__}))
+tables, exceptions = {}, []
+for benchmark in ("pmb-single-turn", "pmb-session"):
+    at = AppTest.from_file(sys.argv[1], default_timeout=120)
+    at.query_params["benchmark"] = benchmark
+    at.switch_page("pages/leaderboard.py").run()
+    exceptions += [e.message for e in at.exception]
+    rows = json.loads(at.dataframe[0].value.to_json(orient="records")) if at.dataframe else []
+    for r in rows:
+        r["display_name"] = r["display_name"].split("#", 1)[1]  # the run-page link's text
+    tables[benchmark] = rows
+print(json.dumps({"exceptions": exceptions, "tables": tables, "core": memeval_core.__file__}))
 """
 
 
@@ -408,23 +414,32 @@ def test_qa_runs_export_with_publishable_flags(
 PAGE_SCRIPT = """
 import json, sys
 from streamlit.testing.v1 import AppTest
-at = AppTest.from_file(sys.argv[1], default_timeout=180)
-at.run()
-at.switch_page(sys.argv[2]).run()
-tabs = {t.label: [json.loads(d.value.to_json(orient="records")) for d in t.dataframe] for t in at.tabs}
-marks = {t.label: [m.value for m in t.markdown] for t in at.tabs}
-frames = [json.loads(d.value.to_json(orient="records")) for d in at.dataframe]
-print(json.dumps({"exceptions": [e.message for e in at.exception], "tabs": tabs, "marks": marks, "frames": frames,
-                  "captions": [c.value for c in at.sidebar.caption]}))
+def link_text(v):
+    return v.split("#", 1)[1] if isinstance(v, str) and "#" in v else v
+def frames_of(at):
+    out = []
+    for d in at.dataframe:
+        rows = json.loads(d.value.to_json(orient="records"))
+        out.append([{k: link_text(v) if k == "display_name" else v for k, v in r.items()} for r in rows])
+    return out
+tabs, exceptions, captions = {}, [], []
+for benchmark in sys.argv[3].split(","):
+    at = AppTest.from_file(sys.argv[1], default_timeout=180)
+    at.query_params["benchmark"] = benchmark
+    at.switch_page(sys.argv[2]).run()
+    exceptions += [e.message for e in at.exception]
+    tabs[benchmark] = [f for f in frames_of(at) if f and "display_name" in f[0]]
+    captions = [c.value for c in at.sidebar.caption]
+print(json.dumps({"exceptions": exceptions, "tabs": tabs, "frames": frames_of(at), "captions": captions}))
 """
 
 
-def run_page(app_dir: Path, results: Path, page: str) -> dict[str, Any]:
+def run_page(app_dir: Path, results: Path, page: str, benchmarks: str = "locomo,longmemeval-s") -> dict[str, Any]:
     """Tables of one page of the app in ``app_dir`` on ``results``, in a fresh interpreter rooted there."""
     env = {k: v for k, v in os.environ.items() if k not in ("MEMEVAL_FIXTURES", "MEMEVAL_DATASETS", "PYTHONPATH")}
     env.update({"MEMEVAL_RESULTS": str(results), "PYTHONPATH": str(app_dir), "MEMEVAL_CACHE_DIR": "off"})
     proc = subprocess.run(
-        [sys.executable, "-c", PAGE_SCRIPT, str(app_dir / "app.py"), page],
+        [sys.executable, "-c", PAGE_SCRIPT, str(app_dir / "app.py"), page, benchmarks],
         cwd=app_dir,
         env=env,
         capture_output=True,
@@ -488,10 +503,10 @@ def test_space_shows_the_qa_runs_of_a_pmb_and_qa_export(
 
     space = run_page(a.out, snapshot, "pages/qa_leaderboard.py")
     main = run_page(ROOT, mixed_results, "pages/qa_leaderboard.py")
-    assert "4 QA runs loaded." in space["captions"]
+    (counts,) = [c for c in space["captions"] if "LoCoMo" in c]
+    assert "LoCoMo: 2 runs" in counts and "LongMemEval\\-S: 2 runs" in counts
     assert list(space["tabs"]) == ["locomo", "longmemeval-s"]
-    # The longmemeval-s tab holds one table, of publishable runs.
-    assert space["marks"]["longmemeval-s"] == ["**Publishable**"]
+    # LongMemEval-S holds one ranked table.
     (publishable,) = space["tabs"]["longmemeval-s"]
     assert {r["display_name"]: r["accuracy"] for r in publishable}["cognitive_memory"] == 0.726
     assert space["tabs"] == main["tabs"]

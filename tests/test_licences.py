@@ -10,7 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from memeval_core import licences
+from memeval_core.catalogue import Catalogue, default_catalogue
 from memeval_core.export.writer import export
+from memeval_core.sync import sync_catalogue
 
 MIT = "MIT License\n\nPermission is hereby granted, free of charge, to any person obtaining a copy"
 
@@ -77,3 +79,35 @@ def test_export_keeps_non_commercial_text_out_unless_asked(mixed: Path, tmp_path
     assert full.board.text_withheld == {}
     assert pq.read_table(tmp_path / "full/data/details/locomo.parquet").column("question").null_count == 0
     assert full.board.fingerprint == result.board.fingerprint, "the same inputs"
+
+
+MEMOBASE_RUN = "memobase/docs/experiments/locomo-benchmark/fixture/memobase/memobase_eval_0503_3000.json"
+
+
+def test_a_catalogued_file_takes_the_catalogue_licence(shared_data: Path, tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    shutil.copyfile(shared_data / MEMOBASE_RUN, tmp_path / "runs" / "renamed.json")
+    (tmp_path / "runs" / "mine.json").write_text("{}")
+    (tmp_path / "LICENSE").write_text(MIT)
+    assert licences.of_file(tmp_path, "runs/renamed.json") == "Apache-2.0", "the bytes are memobase's"
+    assert licences.of_file(tmp_path, "runs/mine.json") == "MIT", "not catalogued: the LICENSE file"
+    locomo = next(e for e in default_catalogue().entries if e.importer == "locomo-dataset")
+    assert licences.of_file(tmp_path, "runs/mine.json", sha256=locomo.sha256) == "CC-BY-NC-4.0"
+
+
+def test_export_of_a_synced_folder_takes_licences_from_the_catalogue(shared_data: Path, tmp_path: Path) -> None:
+    wanted = Catalogue(
+        entries=tuple(
+            e
+            for e in default_catalogue().entries
+            if e.target.split("/")[0] in ("precisionmembench", "locomo", "memobase")
+        )
+    )
+    root = tmp_path / "results"
+    assert len(sync_catalogue(root, catalogue=wanted, from_dir=shared_data).fetched) == len(wanted.entries)
+    assert not list(root.rglob("LICENSE*")) and not list(root.rglob("PROVENANCE.md"))
+    result = export(root, tmp_path / "out", allow_errors=True)
+    by_path = {f.path: f.license for f in result.board.inputs}
+    assert by_path["precisionmembench/fixtures/retrieval.cases.json"] == "MIT"
+    assert by_path[MEMOBASE_RUN] == "Apache-2.0"
+    assert result.board.text_withheld == {"locomo": ["CC-BY-NC-4.0"]}

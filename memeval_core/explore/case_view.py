@@ -22,12 +22,17 @@ pinned seeds; session ``shouldOnlyInclude`` if stated, else ``mustInclude``):
 
 A tier the report did not record (the questions tier of session reports) has ``recorded=False``
 and no ids; its failures are the report's own (see :attr:`ScoredCase.taken_from_report`).
+
+A run *returned nothing* on a case only when no tier holds an id (the harness's own flag looks at the
+relevant tier alone; a run that returned pinned facts or open questions did return something). Every
+belief id a view mentions carries its text from the fixture's ``beliefs.seed.json``
+(:attr:`CaseView.beliefs`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 import pandas as pd
@@ -45,6 +50,16 @@ SESSION_CATEGORY = "Session-level noise isolation"
 
 TierName = Literal["pinned", "relevant", "questions"]
 TIERS: tuple[TierName, ...] = ("pinned", "relevant", "questions")
+TIER_NAMES: dict[TierName, str] = {
+    "pinned": "pinned facts",
+    "relevant": "relevant beliefs",
+    "questions": "open questions",
+}
+"""How each tier reads in a sentence or a table."""
+PASS_TYPE_NAMES: dict[str, str] = {"active_retrieval": "active", "structural": "structural", "trivially_empty": "empty"}
+"""How each pass type reads (the leaderboard's column names: active, structural and empty passes)."""
+UNKNOWN_BELIEF = "(not in beliefs.seed.json)"
+"""The text of a belief id the fixture's belief corpus does not hold."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +135,7 @@ class CaseOutcome:
     drift: float | None
     """Session turns: harness drift; None for single-turn cases."""
     returned_nothing: bool
-    """The relevant tier came back empty."""
+    """Nothing came back in any tier (see :func:`nothing_returned`)."""
     latency_ms: float
     """Retrieval latency."""
     tiers: tuple[ClassifiedTier, ...]
@@ -157,6 +172,8 @@ class CaseView:
     """What the case asserts."""
     outcomes: tuple[CaseOutcome, ...]
     """One per run that ran the case, in the order the runs were given."""
+    beliefs: dict[str, str] = field(default_factory=dict)
+    """Text of every belief id the expectation names or a run returned or missed (see :func:`belief_text`)."""
 
 
 def _ids(values: Iterable[str]) -> tuple[str, ...]:
@@ -214,13 +231,27 @@ def _turn_expectation(fixture: PmbFixture, case_id: str, turn_index: int) -> tup
     return exp, SESSION_CATEGORY, session.description, turn.user_message
 
 
+def wanted(exp: Expectation, tier: TierName, session: bool) -> frozenset[str]:
+    """Ids the case asks for in ``tier``: returned there (and not forbidden), they are correct."""
+    # Ids an assertion accepts from either tier; in sessions, gold hits count in the pinned tier too.
+    either = set(exp.must_include) | set(exp.should_include) | (set(exp.gold) if session else set())
+    if tier == "pinned":
+        return frozenset(set(exp.pinned_must_include) | either)
+    if tier == "relevant":
+        return frozenset(set(exp.gold) | either)
+    return frozenset(exp.questions_must_include)
+
+
+def nothing_returned(tiers: Iterable[ClassifiedTier]) -> bool:
+    """True only when no tier holds a returned id (a run that returned only pinned facts did return something)."""
+    return not any(t.returned for t in tiers)
+
+
 def classify_tiers(scored: ScoredCase, exp: Expectation) -> tuple[ClassifiedTier, ...]:
     """Classify the returned ids of one scored case, tier by tier (rules in the module docstring)."""
     session = scored.turn_index is not None
     pinned, relevant = scored.pinned, scored.relevant
     union = set(pinned) | set(relevant)
-    # Ids an assertion accepts from either tier; in sessions, gold hits count in the pinned tier too.
-    either = set(exp.must_include) | set(exp.should_include) | (set(exp.gold) if session else set())
     forbidden_any = set(exp.must_exclude) | set(exp.noise_must_not_surface)
 
     def split(
@@ -237,8 +268,8 @@ def classify_tiers(scored: ScoredCase, exp: Expectation) -> tuple[ClassifiedTier
         for i in unique([*exp.gold, *exp.must_include, *exp.should_include])
         if ((i not in relevant_set) if i in soi else (i not in union))
     )
-    rel = split(relevant, set(exp.gold) | either, forbidden_any)
-    pin = split(pinned, set(exp.pinned_must_include) | either, forbidden_any | set(exp.pinned_must_exclude))
+    rel = split(relevant, set(wanted(exp, "relevant", session)), forbidden_any)
+    pin = split(pinned, set(wanted(exp, "pinned", session)), forbidden_any | set(exp.pinned_must_exclude))
     out = [
         ClassifiedTier(
             "pinned",
@@ -253,7 +284,7 @@ def classify_tiers(scored: ScoredCase, exp: Expectation) -> tuple[ClassifiedTier
         out.append(ClassifiedTier("questions", False, (), (), (), (), ()))
     else:
         q = scored.questions
-        qs = split(q, set(exp.questions_must_include), set(exp.questions_must_exclude))
+        qs = split(q, set(wanted(exp, "questions", session)), set(exp.questions_must_exclude))
         out.append(
             ClassifiedTier("questions", True, q, *qs, tuple(i for i in exp.questions_must_include if i not in set(q)))
         )
@@ -289,6 +320,7 @@ def case_view(runs: Sequence[PmbRun], fixture: PmbFixture, case_id: str, turn_in
         if row is None:
             continue
         scored = run.table.case(row)
+        tiers = classify_tiers(scored, exp)
         outcomes.append(
             CaseOutcome(
                 display_name=run.identity.display_name,
@@ -298,14 +330,31 @@ def case_view(runs: Sequence[PmbRun], fixture: PmbFixture, case_id: str, turn_in
                 precision=scored.precision,
                 recall=scored.recall,
                 drift=scored.drift,
-                returned_nothing=scored.returned_nothing,
+                returned_nothing=nothing_returned(tiers),
                 latency_ms=scored.latency_ms,
-                tiers=classify_tiers(scored, exp),
+                tiers=tiers,
                 failures=scored.failures,
                 taken_from_report=scored.taken_from_report,
             )
         )
-    return CaseView(case_id, turn_index, label, category, description, query, topics, exp, tuple(outcomes))
+    texts = {i: belief_text(fixture, i) for i in _mentioned(exp, outcomes)}
+    return CaseView(case_id, turn_index, label, category, description, query, topics, exp, tuple(outcomes), texts)
+
+
+def belief_text(fixture: PmbFixture, belief_id: str) -> str:
+    """The belief's text from ``beliefs.seed.json`` (its canonical name when it has no text); a marker when unknown."""
+    belief = fixture.belief_by_id.get(belief_id)
+    if belief is None:
+        return UNKNOWN_BELIEF
+    return belief.content or belief.canonical_name or UNKNOWN_BELIEF
+
+
+def _mentioned(exp: Expectation, outcomes: Iterable[CaseOutcome]) -> list[str]:
+    """Every belief id the expectation names or an outcome returned or missed, first-seen order."""
+    ids = [i for _, group in _id_assertions(exp) for i in group]
+    ids += [i for pair in exp.ordered_before for i in pair]
+    ids += [i for o in outcomes for t in o.tiers for i in (*t.returned, *t.missing)]
+    return list(dict.fromkeys(ids))
 
 
 def case_view_frame(view: CaseView) -> pd.DataFrame:
@@ -368,6 +417,16 @@ CASE_KEY_SEPARATOR = "/"
 
 ID_CLASSES = ("correct", "unexpected", "forbidden", "missing")
 """How a returned (or missing) id is classified, in display order."""
+CLASS_MARKS = {"correct": "✓ correct", "unexpected": "+ unexpected", "forbidden": "✗ forbidden", "missing": "○ missing"}
+"""How each classification reads on screen (:func:`marked`); downloads keep the bare word."""
+CLASS_LEGEND = (
+    "✓ correct = returned and asked for; + unexpected = returned, not asked for (lowers precision in the relevant "
+    "tier); ✗ forbidden = returned though an assertion excludes it; ○ missing = required, not returned; blank = "
+    "neither. Gold ✓: the case asks for this belief in this tier."
+)
+"""What the marks of :data:`CLASS_MARKS` and the gold column mean."""
+TIER_COUNTS: dict[TierName, str] = {"pinned": "n_pinned", "relevant": "n_relevant", "questions": "n_open_questions"}
+"""The :func:`outcome_frame` column counting the ids returned in each tier."""
 
 
 def case_key(case_id: str, turn_index: int | None = None) -> str:
@@ -419,13 +478,16 @@ def expectation_frame(exp: Expectation) -> pd.DataFrame:
 def id_matrix(view: CaseView) -> pd.DataFrame:
     """Every id any run returned (or missed) on the case, classified per run, side by side.
 
-    One row per (tier, id) in tier order, ids in first-seen order over the runs (returned ids first,
-    then missing ones); one column per run (display name) holding ``correct`` / ``unexpected`` /
+    One row per (tier, id) in tier order; within a tier the ids the case asks for there come first,
+    then the others, each group in first-seen order over the runs (returned ids first, then missing
+    ones). ``belief`` is the id's text, ``gold`` True when the case asks for the id in that tier (see
+    :func:`wanted`). One column per run (display name) holding ``correct`` / ``unexpected`` /
     ``forbidden`` / ``missing``, or an empty string when that run neither returned nor missed it.
-    Tiers a report did not record contribute nothing. Columns: ``tier, id, <display names...>``.
+    Tiers a report did not record contribute nothing. Columns: ``tier, id, belief, gold, <display names...>``.
     """
     names = [o.display_name for o in view.outcomes]
-    rows: list[dict[str, str]] = []
+    session = view.turn_index is not None
+    rows: list[dict[str, object]] = []
     for tier in TIERS:
         cells: dict[str, dict[str, str]] = {}
         for o in view.outcomes:
@@ -433,9 +495,111 @@ def id_matrix(view: CaseView) -> pd.DataFrame:
             for cls in ID_CLASSES:
                 for i in getattr(t, cls):
                     cells.setdefault(i, {}).setdefault(o.display_name, cls)
-        for i, by_run in cells.items():
-            rows.append({"tier": tier, "id": i, **{n: by_run.get(n, "") for n in names}})
-    return pd.DataFrame(rows, columns=["tier", "id", *names])
+        asked = wanted(view.expectation, tier, session)
+        for i in sorted(cells, key=lambda i: i not in asked):  # stable: first-seen order within each group
+            by_run = cells[i]
+            text = view.beliefs.get(i, UNKNOWN_BELIEF)
+            rows.append(
+                {"tier": tier, "id": i, "belief": text, "gold": i in asked, **{n: by_run.get(n, "") for n in names}}
+            )
+    frame = pd.DataFrame(rows, columns=["tier", "id", "belief", "gold", *names])
+    frame["gold"] = frame["gold"].astype(bool)
+    return frame
+
+
+def marked(matrix: pd.DataFrame, runs: Sequence[str]) -> pd.DataFrame:
+    """An :func:`id_matrix` as it reads on screen: tiers in words, each run's classifications with their marks."""
+    shown = matrix.assign(tier=[TIER_NAMES[t].capitalize() for t in matrix["tier"]])
+    for name in runs:
+        shown[name] = [CLASS_MARKS.get(c, c) for c in matrix[name]]
+    return shown
+
+
+def _id_assertions(exp: Expectation) -> list[tuple[str, tuple[str, ...]]]:
+    """The expectation's id assertions as (what it asks, in words; the ids), in the fixture's order."""
+    return [
+        ("gold", exp.gold),
+        ("relevant: only these", exp.should_only_include or ()),
+        ("must be returned", exp.must_include),
+        ("should be returned", exp.should_include),
+        ("must not be returned", exp.must_exclude),
+        ("noise: must not surface", exp.noise_must_not_surface),
+        ("pinned facts: must include", exp.pinned_must_include),
+        ("pinned facts: must not include", exp.pinned_must_exclude),
+        ("open questions: must include", exp.questions_must_include),
+        ("open questions: must not include", exp.questions_must_exclude),
+    ]
+
+
+def expected_beliefs(view: CaseView) -> pd.DataFrame:
+    """Every belief the case names, with its text and what the case asks of it, one row per id.
+
+    Columns: ``id, belief`` (its text), ``expected`` (the assertions on it in words, joined with ``; ``:
+    ``must be returned``, ``pinned facts: must include``, ``ranked before b-x``, ...). Ids in the order
+    the assertions name them (gold first).
+    """
+    asks: dict[str, list[str]] = {}
+    for phrase, ids in _id_assertions(view.expectation):
+        for i in ids:
+            asks.setdefault(i, []).append(phrase)
+    for a, b in view.expectation.ordered_before:
+        asks.setdefault(a, []).append(f"ranked before {b}")
+        asks.setdefault(b, []).append(f"ranked after {a}")
+    rows = [{"id": i, "belief": view.beliefs.get(i, UNKNOWN_BELIEF), "expected": "; ".join(p)} for i, p in asks.items()]
+    return pd.DataFrame(rows, columns=["id", "belief", "expected"])
+
+
+def expectation_notes(exp: Expectation) -> list[str]:
+    """What the case asserts beyond naming beliefs (counts, an empty relevant tier, the persona prelude), in words."""
+    notes = []
+    if exp.should_only_include == ():
+        notes.append("Relevant beliefs: none expected; anything returned there fails the case.")
+    if exp.max_count is not None:
+        notes.append(f"Relevant beliefs: at most {exp.max_count}.")
+    if exp.min_count is not None:
+        notes.append(f"Relevant beliefs: at least {exp.min_count}.")
+    if exp.persona_prelude is not None:
+        prelude = exp.persona_prelude.model_dump_json(exclude_defaults=True, by_alias=True)
+        notes.append(f"Persona prelude: {prelude} (reports do not store the prelude; its verdict is the report's).")
+    return notes
+
+
+def tier_summary(outcome: CaseOutcome) -> str:
+    """What one run returned, tier by tier, in words.
+
+    ``pinned facts: 2 (1 correct, 1 unexpected) · relevant beliefs: nothing · open questions: not recorded``;
+    ``returned nothing in any tier`` first when no tier holds an id.
+    """
+    parts = ["returned nothing in any tier"] if outcome.returned_nothing else []
+    for t in outcome.tiers:
+        name = TIER_NAMES[t.tier]
+        counts = ", ".join(f"{len(getattr(t, c))} {c}" for c in ID_CLASSES if getattr(t, c))
+        if not t.recorded:
+            parts.append(f"{name}: not recorded")
+        elif not t.returned:
+            parts.append(f"{name}: nothing" + (f" ({counts})" if counts else ""))
+        else:
+            parts.append(f"{name}: {len(t.returned)} ({counts})")
+    return " · ".join(parts)
+
+
+def who_passed(view: CaseView, name: Callable[[str], str] = str, listed: int = 5) -> str:
+    """``3 of 13 systems pass this case: tenure, gbrain and yourmemory.``; ``name`` formats each system's name.
+
+    At most ``listed`` names are spelled out (``… and 4 more``).
+    """
+    what = "case" if view.turn_index is None else "turn"
+    n, passers = len(view.outcomes), [o.display_name for o in view.outcomes if o.passed]
+    if not passers:
+        return f"No system passes this {what} (0 of {n})."
+    if len(passers) == n:
+        return f"All {n} systems pass this {what}." if n > 1 else f"{name(passers[0])} passes this {what}."
+    shown = [name(p) for p in passers[:listed]]
+    rest = len(passers) - len(shown)
+    names = ", ".join(shown[:-1]) + f" and {shown[-1]}" if rest == 0 and len(shown) > 1 else ", ".join(shown)
+    more = f" and {rest} more" if rest else ""
+    verb = "passes" if len(passers) == 1 else "pass"
+    return f"{len(passers)} of {n} systems {verb} this {what}: {names}{more}."
 
 
 def failures_frame(view: CaseView) -> pd.DataFrame:
@@ -458,7 +622,8 @@ def outcome_frame(view: CaseView) -> pd.DataFrame:
     """One row per run: verdict, scores, latency and counts of classified ids over all tiers.
 
     Columns: ``display_name, run_id, passed, pass_type, precision, recall, drift, returned_nothing,
-    latency_ms, n_returned, n_correct, n_unexpected, n_forbidden, n_missing, failures`` (messages
+    latency_ms, n_returned, n_pinned, n_relevant, n_open_questions`` (returned per tier; NA for a tier
+    the report did not record), ``n_correct, n_unexpected, n_forbidden, n_missing, failures`` (messages
     joined with `` | ``).
     """
     rows = []
@@ -475,6 +640,7 @@ def outcome_frame(view: CaseView) -> pd.DataFrame:
                 "returned_nothing": o.returned_nothing,
                 "latency_ms": o.latency_ms,
                 "n_returned": sum(len(t.returned) for t in o.tiers),
+                **{TIER_COUNTS[t.tier]: len(t.returned) if t.recorded else None for t in o.tiers},
                 **{f"n_{cls}": sum(len(getattr(t, cls)) for t in o.tiers) for cls in ID_CLASSES},
                 "failures": " | ".join(o.failures),
             }
@@ -490,12 +656,15 @@ def outcome_frame(view: CaseView) -> pd.DataFrame:
         "returned_nothing",
         "latency_ms",
         "n_returned",
+        *TIER_COUNTS.values(),
         *(f"n_{cls}" for cls in ID_CLASSES),
         "failures",
     ]
     frame = pd.DataFrame(rows, columns=columns)
     for col in ("precision", "recall", "drift", "latency_ms"):
         frame[col] = frame[col].astype("float64")
+    for col in TIER_COUNTS.values():
+        frame[col] = frame[col].astype("Int64")
     return frame
 
 

@@ -15,11 +15,15 @@ Statistics (:func:`compare_stats`), overall and per category, each with its meth
 Every bootstrap starts from ``numpy.random.default_rng(seed)`` afresh, so each category's interval
 is reproducible on its own, whatever other categories exist. "Statistically tied" = the interval
 includes zero.
+
+The answer a comparison leads with (:class:`Verdict`, :func:`verdict_sentence`): who passes more, by
+how many percentage points (with the pass-rate interval), and whether the difference is real (McNemar
+significant *and* the interval excludes zero).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,6 +31,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from memeval_core import labels
 from memeval_core.explore.case_view import CaseView, case_view
 from memeval_core.explore.categories import ordered_categories
 from memeval_core.pmb.case_table import CaseTable, StringPool
@@ -441,3 +446,113 @@ def win_tie_loss(runs: Sequence[PmbRun], chosen: str, *, alpha: float = 0.05) ->
     frame = pd.DataFrame(rows, columns=columns[:-1])
     frame["holm_p"] = holm_adjust(frame["mcnemar_p"].to_numpy(dtype=np.float64))
     return frame[columns]
+
+
+def interval_text(low: float | None, high: float | None) -> str:
+    """An interval of a difference of rates in percentage points: ``+80.5 to +94.8 pp``; ``—`` when missing."""
+    if low is None or high is None or low != low or high != high:
+        return labels.MISSING
+    return f"{labels.points(low).removesuffix(' pp')} to {labels.points(high)}"
+
+
+def with_intervals(frame: pd.DataFrame, prefixes: Sequence[str]) -> pd.DataFrame:
+    """``frame`` with a text column ``<prefix>_interval`` after each ``<prefix>_diff``, from its ci_low and ci_high."""
+    out = frame.copy()
+    for prefix in prefixes:
+        lows, highs = out[f"{prefix}_ci_low"], out[f"{prefix}_ci_high"]
+        text = [interval_text(lo, hi) for lo, hi in zip(lows, highs, strict=True)]
+        out.insert(list(out.columns).index(f"{prefix}_diff") + 1, f"{prefix}_interval", text)
+    return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer a comparison leads with: who gets more right, by how much, and whether it is real."""
+
+    a: str
+    """Display name of A."""
+    b: str
+    """Display name of B."""
+    items: str
+    """What is counted: ``cases`` or ``questions``."""
+    verb: str
+    """What a system does to an item it gets right: ``passes`` or ``answers`` (with :attr:`how`)."""
+    mcnemar: McNemarReport
+    """Exact McNemar test on the paired outcomes."""
+    gap: BootstrapReport
+    """Paired bootstrap interval of the difference in share right (A - B)."""
+    how: str = ""
+    """Follows the items in the sentence: `` correctly`` for questions."""
+
+    @property
+    def n(self) -> int:
+        """Paired items."""
+        return self.mcnemar.n
+
+    @property
+    def a_count(self) -> int:
+        """Items A gets right."""
+        return self.mcnemar.b + self.mcnemar.both_passed
+
+    @property
+    def b_count(self) -> int:
+        """Items B gets right."""
+        return self.mcnemar.c + self.mcnemar.both_passed
+
+    @property
+    def leader(self) -> str | None:
+        """The run that gets more items right; None on a tie."""
+        if self.a_count == self.b_count:
+            return None
+        return self.a if self.a_count > self.b_count else self.b
+
+    @property
+    def real(self) -> bool:
+        """McNemar is significant and the interval excludes zero."""
+        return self.mcnemar.significant and not self.gap.statistically_tied
+
+    @property
+    def reality(self) -> Literal["Yes", "No", "Borderline"]:
+        """Is the difference real: ``Yes`` (both tests agree it is), ``No`` (neither), else ``Borderline``."""
+        if self.real:
+            return "Yes"
+        return "No" if not self.mcnemar.significant and self.gap.statistically_tied else "Borderline"
+
+    def leader_interval(self) -> tuple[float, float]:
+        """The interval of the leader's gap (leader minus the other): A - B, or B - A when B leads."""
+        if self.leader == self.b:
+            return -self.gap.ci_high, -self.gap.ci_low
+        return self.gap.ci_low, self.gap.ci_high
+
+
+def verdict(report: ComparisonReport) -> Verdict:
+    """The verdict of a PMB comparison: passes, the pass-rate gap and McNemar over all paired cases."""
+    s = report.overall
+    return Verdict(report.a, report.b, "cases", "passes", s.mcnemar, s.pass_rate)
+
+
+def p_text(p: float) -> str:
+    """``p < 0.001`` or ``p = 0.291`` (the registry's p-value format in a sentence)."""
+    shown = labels.p_value(p)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
+def verdict_sentence(v: Verdict, name: Callable[[str], str] = str) -> str:
+    """One sentence: counts, who is better by how many points (with the interval), and whether it is real.
+
+    ``tenure passes 77 of 77 cases, mem0 9 of 77: tenure is better by 88.3 pp (95% interval +80.5 to +94.8
+    pp); McNemar p < 0.001 — a real difference.`` ``name`` formats each run's name (e.g. escapes it).
+    """
+    head = f"{name(v.a)} {v.verb} {v.a_count:,} of {v.n:,} {v.items}{v.how}, {name(v.b)} {v.b_count:,} of {v.n:,}"
+    test = f"McNemar {p_text(v.mcnemar.p_value)}"
+    if v.leader is None:
+        return f"{head}: neither is better ({test})."
+    low, high = v.leader_interval()
+    by = labels.points(abs(v.gap.estimate)).removeprefix("+")
+    interval = f"{1 - v.gap.alpha:.0%} interval {interval_text(low, high)}"
+    if v.reality == "Yes":
+        return f"{head}: {name(v.leader)} is better by {by} ({interval}); {test} — a real difference."
+    if v.reality == "No":
+        return f"{head}: {name(v.leader)} is ahead by {by} ({interval}), but {test} — not a real difference."
+    why = "the interval includes zero" if v.gap.statistically_tied else f"McNemar p is not below {v.mcnemar.alpha}"
+    return f"{head}: {name(v.leader)} is ahead by {by} ({interval}); {test} — borderline: {why}."

@@ -308,3 +308,40 @@ def returned_nothing_summary(timeline: pd.DataFrame) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=["display_name", "turns", "returned_nothing", "required_missing"])
+
+
+def turn_axis(fixture: PmbFixture) -> pd.DataFrame:
+    """The session turns as a numeric x axis, in fixture order (the order a session runs them).
+
+    Columns: ``case_id, turn_index, position`` (0, 1, ... along the axis), ``turn`` (:func:`turn_labels`),
+    ``tick`` (short tick text: the turn index, ``s<k>·<index>`` for the k-th session case from the second on),
+    ``is_drift_turn``.
+    """
+    full = turn_labels(fixture)
+    rows = [
+        {
+            "case_id": session.case_id,
+            "turn_index": turn.turn_index,
+            "turn": full[(session.case_id, turn.turn_index)],
+            "tick": str(turn.turn_index) if k == 1 else f"s{k}·{turn.turn_index}",
+            "is_drift_turn": turn.label == DRIFT_LABEL,
+        }
+        for k, session in enumerate(fixture.session_cases, start=1)
+        for turn in session.turns
+    ]
+    frame = pd.DataFrame(rows, columns=["case_id", "turn_index", "turn", "tick", "is_drift_turn"])
+    frame.insert(2, "position", range(len(frame)))
+    return frame
+
+
+def drift_spans(axis: pd.DataFrame) -> list[tuple[int, int]]:
+    """Runs of consecutive drift turns of a :func:`turn_axis` as ``(first position, last position)`` pairs."""
+    spans: list[tuple[int, int]] = []
+    for pos, is_drift in zip(axis["position"], axis["is_drift_turn"], strict=True):
+        if not is_drift:
+            continue
+        if spans and spans[-1][1] == int(pos) - 1:
+            spans[-1] = (spans[-1][0], int(pos))
+        else:
+            spans.append((int(pos), int(pos)))
+    return spans

@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from memeval_core import labels, leaderboard
+from memeval_core.catalogue import CatalogueError, upstream_of, upstream_record
 from memeval_core.explore.reference import REFERENCE_NAMES, reference_system
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
@@ -33,7 +34,20 @@ Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
 INTERVAL_METHOD = "Wilson score interval, 95%"
 """How the boards' intervals are computed, for captions and column help."""
-COLUMNS = ("rank", "display_name", "score", "score_low", "score_high", "items", "badge", "reference", "run_id")
+UPSTREAM = ("upstream_repository", "upstream_commit", "upstream_path", "licence")
+"""Where a catalogued run's file comes from (see :mod:`memeval_core.catalogue`); None for other runs."""
+COLUMNS = (
+    "rank",
+    "display_name",
+    "score",
+    "score_low",
+    "score_high",
+    "items",
+    "badge",
+    "reference",
+    "run_id",
+    *UPSTREAM,
+)
 """The board's columns (machine keys; headers from :mod:`memeval_core.labels`)."""
 
 
@@ -75,6 +89,14 @@ class Board:
         return self.frame[~self.frame["reference"]].reset_index(drop=True)
 
 
+def _upstream(source: str | None, sha256: str | None) -> dict[str, str | None]:
+    """The upstream columns of a run's file(s); every value None when the catalogue does not list them."""
+    try:
+        return upstream_record(upstream_of(source, sha256))
+    except CatalogueError:
+        return dict.fromkeys(UPSTREAM)
+
+
 def _row(
     rank: int | None,
     name: str,
@@ -86,7 +108,7 @@ def _row(
     reference: bool = False,
 ) -> dict[str, Any]:
     low_high = wilson(successes, n) if score is not None else None
-    return {
+    return dict.fromkeys(UPSTREAM) | {
         "rank": rank,
         "display_name": name,
         "score": score,
@@ -110,6 +132,7 @@ def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture 
     rows = leaderboard.rows(list(runs), benchmark)
     if not rows:
         return None
+    files = {r.identity.run_id: (r.identity.source, r.identity.sha256) for r in runs}
     out = [
         _row(
             i,
@@ -120,6 +143,7 @@ def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture 
             verification_badge(r["mismatches"]),
             r["run_id"],
         )
+        | _upstream(*files[r["run_id"]])
         for i, r in enumerate(rows, start=1)
     ]
     if fixture is not None:
@@ -133,6 +157,7 @@ def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture 
 
 def qa_boards(runs: Sequence[LoadedRun], publishable_only: bool = False) -> list[Board]:
     """One board per QA rank group (benchmark, and LoCoMo's category-5 rule), ranked by accuracy."""
+    files = {q.run_id: (q.run.run.source_file, q.run.run.source_sha256) for q in runs}
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in qa_leaderboard.rows(list(runs)):
         if r["accuracy"] is not None and (r["publishable"] or not publishable_only):
@@ -154,6 +179,7 @@ def qa_boards(runs: Sequence[LoadedRun], publishable_only: bool = False) -> list
                     badge,
                     r["run_id"],
                 )
+                | _upstream(*files[r["run_id"]])
             )
         benchmark = members[0]["benchmark"]
         title = labels.benchmark_name(benchmark) + group.removeprefix(benchmark)

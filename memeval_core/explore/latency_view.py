@@ -6,7 +6,9 @@ every p50/p95 is an observed latency.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -167,3 +169,37 @@ def latency_boxes(runs: Sequence[PmbRun]) -> pd.DataFrame:
         if i in stats
     ]
     return pd.DataFrame(rows, columns=BOX_COLUMNS)
+
+
+TickUnit = Literal["ms", "×"]
+
+
+def _tick_text(value: float, unit: TickUnit) -> str:
+    if unit == "×":
+        return f"{value:,g}×"
+    return f"{value:,g} ms" if value < 1000 else f"{value / 1000:,g} s"
+
+
+def log_ticks(
+    low: float, high: float, unit: TickUnit = "ms", steps: Sequence[int] | None = None
+) -> tuple[list[float], list[str]]:
+    """Tick values and their text for a log axis that shows ``low`` to ``high`` (both positive).
+
+    The ticks run from the last one at or below ``low`` to the first at or above ``high``: 1-2-3-5-7 steps
+    when the range spans at most one decade, 1-2-5 up to three, powers of ten beyond. Each text reads as the
+    value it marks: ``1 ms``, ``100 ms``, ``1 s``, ``10 s`` (milliseconds from 1,000 as seconds), or ``2×``, ``40×``.
+    ``steps`` (mantissas from 1 to 9, e.g. ``(1, 3)`` for a short axis) replaces the automatic choice.
+    """
+    if not (math.isfinite(low) and math.isfinite(high) and 0 < low <= high):
+        raise ValueError(f"a log axis needs 0 < low <= high, got {low}, {high}")
+    span = math.log10(high / low)
+    if steps is None:
+        steps = (1, 2, 3, 5, 7) if span <= 1 else (1, 2, 5) if span <= 3 else (1,)
+    elif 1 not in steps or not all(1 <= m <= 9 for m in steps):
+        raise ValueError(f"log axis steps must include 1 and lie in 1..9, got {list(steps)}")
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    values = [float(f"{m * 10.0**e:.6g}") for e in range(first, last + 1) for m in steps]
+    start = max(i for i, v in enumerate(values) if v <= low)
+    end = min(i for i, v in enumerate(values) if v >= high)
+    values = values[start : end + 1]
+    return values, [_tick_text(v, unit) for v in values]

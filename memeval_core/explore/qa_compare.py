@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from memeval_core.explore.categories import ordered_categories
-from memeval_core.explore.compare import PairFilter, filter_pairs
+from memeval_core.explore.compare import PairFilter, Verdict, filter_pairs
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.models import QaQuestion
 from memeval_core.qa.scoring import QuestionScore, passes, rescale
@@ -458,3 +458,9 @@ def default_pair(runs: Sequence[LoadedRun]) -> tuple[LoadedRun, LoadedRun] | Non
                 continue
             return a, b
     return None
+
+
+def qa_verdict(report: QaComparisonReport) -> Verdict:
+    """The verdict of a QA comparison: questions answered correctly, the share-correct gap and McNemar."""
+    s = report.overall
+    return Verdict(report.a, report.b, "questions", "answers", s.mcnemar, s.accuracy, how=" correctly")

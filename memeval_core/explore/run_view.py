@@ -1,7 +1,9 @@
 """Everything about one run, for the run page: headline, categories, failures, verification, provenance.
 
 A run is found by its run id or its display name (:func:`find`), among PMB and QA runs alike. The view's
-tables carry machine keys (headers come from :mod:`memeval_core.labels`).
+tables carry machine keys (headers come from :mod:`memeval_core.labels`). A run whose file(s) memeval's
+catalogue lists (same SHA-256) names its upstream repository, commit, path and licence
+(:func:`memeval_core.catalogue.upstream_of`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from memeval_core import labels, leaderboard
+from memeval_core.catalogue import CatalogueError, Upstream, upstream_of
 from memeval_core.explore.categories import category_table
 from memeval_core.explore.home import INTERVAL_METHOD, wilson
 from memeval_core.pmb.fixtures import PmbFixture
@@ -53,7 +56,31 @@ class RunView:
     failures: pd.DataFrame
     """PMB: every failed case with its failure messages. QA: failure reasons with counts."""
     provenance: tuple[tuple[str, str], ...]
-    """(what, value) pairs: source file, SHA-256, format, models, ..."""
+    """(what, value) pairs: source file, SHA-256, upstream repository, commit, path and licence, format, models, ..."""
+    upstream: tuple[Upstream, ...] = ()
+    """The run's file(s) in memeval's catalogue (for links); empty when they are not catalogued."""
+
+
+def upstream_provenance(source: str | None, sha256: str | None) -> tuple[tuple[Upstream, ...], list[tuple[str, str]]]:
+    """The catalogue entries of a run's file(s), and the provenance rows that name them."""
+    try:
+        found = upstream_of(source, sha256)
+    except CatalogueError:  # its message names a server path; the page says where to look instead
+        return (), [
+            ("Upstream", "memeval's catalogue could not be read; `python -m memeval_core sync --list` says why")
+        ]
+    if not found:
+        return (), [("Upstream", "not in memeval's catalogue (a local or uploaded file)")]
+    entries = [u.entry for u in found]
+    first = entries[0]
+    note = f" ({first.licence_note})" if first.licence_note else ""
+    return found, [
+        ("Upstream repository", " + ".join(dict.fromkeys(e.repository_url for e in entries))),
+        ("Upstream commit", " + ".join(dict.fromkeys(e.commit for e in entries))),
+        ("Upstream path", " + ".join(e.path for e in entries)),
+        ("Upstream file", " + ".join(e.file_url for e in entries)),
+        ("Licence", " + ".join(dict.fromkeys(e.licence for e in entries)) + note),
+    ]
 
 
 def find(pmb: Sequence[PmbRun], qa: Sequence[LoadedRun], wanted: str) -> PmbRun | LoadedRun | None:
@@ -106,6 +133,7 @@ def pmb_view(run: PmbRun, runs: Sequence[PmbRun], fixture: PmbFixture | None) ->
     if ident.benchmark != "pmb-session":
         failures = failures.drop(columns="turn_index")
     cases = run.aggregate.cases
+    upstream, upstream_rows = upstream_provenance(ident.source, ident.sha256)
     return RunView(
         run_id=ident.run_id,
         name=ident.display_name,
@@ -124,10 +152,12 @@ def pmb_view(run: PmbRun, runs: Sequence[PmbRun], fixture: PmbFixture | None) ->
         provenance=(
             ("Source file", ident.source),
             ("SHA-256", ident.sha256),
+            *upstream_rows,
             ("Provider", ident.provider),
             ("Run id", ident.run_id),
             ("Interval", INTERVAL_METHOD),
         ),
+        upstream=upstream,
     )
 
 
@@ -162,6 +192,7 @@ def qa_view(run: LoadedRun, runs: Sequence[LoadedRun]) -> RunView:
         columns=["failure", "count"],
     )
     meta = run.run.run
+    upstream, upstream_rows = upstream_provenance(meta.source_file, meta.source_sha256)
     return RunView(
         run_id=run.run_id,
         name=run.display_name,
@@ -180,6 +211,7 @@ def qa_view(run: LoadedRun, runs: Sequence[LoadedRun]) -> RunView:
         provenance=(
             ("Source file", mine["source"]),
             ("SHA-256", meta.source_sha256 or labels.MISSING),
+            *upstream_rows,
             ("Format", meta.format or labels.MISSING),
             ("Answer model", meta.answer_model or labels.MISSING),
             ("Judge models", ", ".join(meta.judge_models) or labels.MISSING),
@@ -188,4 +220,5 @@ def qa_view(run: LoadedRun, runs: Sequence[LoadedRun]) -> RunView:
             ("Run id", run.run_id),
             ("Interval", INTERVAL_METHOD),
         ),
+        upstream=upstream,
     )

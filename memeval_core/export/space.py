@@ -284,6 +284,7 @@ def requirements(project_root: Path) -> str:
 
 def app_files(project_root: Path) -> list[str]:
     """The app's files, relative POSIX paths, sorted: ``app.py``, ``pages/*.py``, ``memeval_core/**/*.py``,
+    the upstream catalogue ``memeval_core/catalogue.json`` (the run page names each run's source with it) and
     ``.streamlit/config.toml``. Caches, tests and everything else stay out."""
     out = ["app.py"]
     out += [p.relative_to(project_root).as_posix() for p in (project_root / "pages").glob("*.py")]
@@ -292,9 +293,9 @@ def app_files(project_root: Path) -> list[str]:
         for p in (project_root / "memeval_core").rglob("*.py")
         if "__pycache__" not in p.parts and not any(part.startswith(".") for part in p.parts)
     ]
-    config = project_root / ".streamlit" / "config.toml"
-    if config.is_file():
-        out.append(".streamlit/config.toml")
+    for extra in (".streamlit/config.toml", "memeval_core/catalogue.json"):
+        if (project_root / extra).is_file():
+            out.append(extra)
     missing = [f for f in out if not (project_root / f).is_file()]
     if missing:
         raise ValueError(f"{missing[0]}: app file is missing from {project_root.name}/")

@@ -194,7 +194,7 @@ def build_leaderboard(
     stated: dict[str, str | None] = {}
     for key, f in unique.items():
         base = fixtures if f.role == "pmb-fixture" and fixtures is not None else results
-        unique[key] = f.model_copy(update={"license": licences.of_file(base, f.path, stated)})
+        unique[key] = f.model_copy(update={"license": licences.of_file(base, f.path, stated, f.sha256)})
     order = {"pmb-fixture": 0, "pmb-report": 1, "qa-run": 2}
     sorted_inputs = sorted(unique.values(), key=lambda f: (order[f.role], f.path))
     tables: list[Table] = [*pmb_tables(load), *(qa_tables(qa.rows) if qa is not None else [])]
