@@ -140,7 +140,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         targets += [(p, Path(args.all) / f"{p}.png") for p in PAGES]
     if not targets:
         parser.error("nothing to capture: pass --out and/or --all")
-    log = Path(args.all or Path(args.out).parent) / "screenshot-server.log"
+    log_dir = Path(args.all or Path(args.out).parent)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log = log_dir / "screenshot-server.log"
     capture(Path(args.results).resolve(), targets, log)
     for _, out in targets:
         print(f"wrote {out}")

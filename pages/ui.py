@@ -432,8 +432,9 @@ def table(
     linked = link_runs and "display_name" in shown.columns and "run_id" in df.columns
     if linked:
         shown = shown.copy()
+        # A row without a run (a reference system) keeps its name behind a link to nowhere else.
         shown["display_name"] = [
-            run_url(r, n) if isinstance(r, str) and r else None
+            run_url(r, n) if isinstance(r, str) and r else f"#{n}"
             for r, n in zip(df["run_id"], df["display_name"], strict=True)
         ]
         config["display_name"] = st.column_config.LinkColumn(
@@ -732,7 +733,8 @@ def sidebar(everything: Everything) -> None:
         if missed:
             failed = sum(m.failed for m in missed)
             title = f"{len(missed)} file{'s' if len(missed) != 1 else ''} not loaded"
-            with st.expander(title + (f" ({failed} with errors)" if failed else ""), icon=":material/warning:"):
+            icon = ":material/warning:" if failed else ":material/info:"
+            with st.expander(title + (f" ({failed} with errors)" if failed else ""), icon=icon):
                 for m in missed:
                     text = f"{m.file}\n{m.reason}"
                     st.code(f"{text}\nfix: {m.fix}" if m.fix else text, language=None, wrap_lines=True)

@@ -112,7 +112,11 @@ def pmb_view(run: PmbRun, runs: Sequence[PmbRun], fixture: PmbFixture | None) ->
     ident = run.identity
     rows = leaderboard.rows(list(runs), ident.benchmark)
     mine = next(r for r in rows if r["run_id"] == ident.run_id)
-    summary = pd.DataFrame([{k: v for k, v in leaderboard.flat(mine).items() if k not in ("mismatches", "run_id")}])
+    # Identity is in the page's title and caption; drift only means something for session runs.
+    left_out = {"mismatches", "run_id", "display_name", "benchmark", "verified"}
+    if ident.benchmark != "pmb-session":
+        left_out.add("mean_drift")
+    summary = pd.DataFrame([{k: v for k, v in leaderboard.flat(mine).items() if k not in left_out}])
     cats = category_table([run], fixture) if fixture is not None else pd.DataFrame()
     if not cats.empty:
         cats = cats[["category", "cases", "passed", "pass_rate", "mean_precision", "mean_recall"]]
