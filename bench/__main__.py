@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-SCRIPTS = ("bench_metrics", "bench_ingest", "bench_stats", "bench_app")
+SCRIPTS = ("bench_metrics", "bench_ingest", "bench_stats", "bench_app", "bench_judge")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from memeval_core import cli_publish, leaderboard
+from memeval_core import cli_judge, cli_publish, leaderboard
 from memeval_core.catalogue import CatalogueError, default_catalogue, load_catalogue
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture
@@ -268,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="PATH", help="where to write the mapping (default: FILE's stem + .mapping.json)")
     p.set_defaults(func=cmd_mapping)
     cli_publish.register(sub)
+    cli_judge.register(sub)
     return parser
 
 

@@ -250,6 +250,9 @@ LABELS: dict[str, Label] = {
     "change": _l("Change", "Added, removed or changed since the last export."),
     "fields": _l("Fields", "Which values changed."),
     # --- keys added for the leaderboard, categories, QA, publish and upload pages
+    "ranked_accuracy": _l(
+        "Ranked by", "The accuracy the table is ranked by: one judge's alone, or the share a majority passes.", "rate"
+    ),
     "failure_reasons": _l(
         "Failure reasons", "Failed questions by reason (no answer, error, not judged); each scores 0."
     ),

@@ -8,6 +8,10 @@ kappa, Krippendorff's alpha) with bootstrap intervals, and the questions where t
 URL state: ``?benchmark=``, ``?run=`` (repeatable; display name or run id; default every multi-judge
 run of the benchmark), ``?seed=``, ``?resamples=``, ``?drun=`` (disagreements of one run), ``?q=``
 (text filter), ``?page=``.
+
+Runs re-judged with ``python -m memeval_core judge`` are folded into the runs they re-judge
+(:mod:`memeval_core.judge.lineup`): the new judges join every statistic above, and a judge-sensitivity table
+lists each run's accuracy as published and under each re-judge, with the spread, ranks and Kendall τ.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from memeval_core import labels
+from memeval_core.judge import lineup
 from memeval_core.qa import judges
 from memeval_core.qa.ingest import LoadedRun
 from pages import ui
@@ -371,7 +376,9 @@ def charts(side: pd.DataFrame | None, taus: pd.DataFrame | None, kappa: pd.DataF
 def panel_section(key: tuple[str, bool | None, tuple[str, ...]], members: tuple[LoadedRun, ...], i: int) -> None:
     """One judge panel: the rank chart and the agreement heatmap, then its tables in tabs."""
     st.subheader(panel_title(key), anchor=False)
-    acc, agree, kappa, side, taus = panel_tables(tuple(r.run_id for r in members), members, seed, n_resamples, ALPHA)
+    # A re-judged run keeps its run id: the judged files folded into it are part of what is bootstrapped.
+    content = tuple(f"{r.run_id}+{'+'.join(folded.folded_from.get(r.run_id, ()))}" for r in members)
+    acc, agree, kappa, side, taus = panel_tables(content, members, seed, n_resamples, ALPHA)
     if taus is not None:
         leader_warnings(taus)
     charts(side, taus, kappa, agree, panel_judges(key), i)
@@ -397,6 +404,51 @@ def panel_section(key: tuple[str, bool | None, tuple[str, ...]], members: tuple[
     with accuracy_tab:
         ui.table(shown_accuracy(acc), key=f"table-accuracy-{i}")
         ui.download_buttons(acc, f"memeval-judges-accuracy-{i}", key=f"download-accuracy-{i}")
+
+
+def sensitivity_frame(table: lineup.Sensitivity) -> tuple[pd.DataFrame, list[str]]:
+    """Each run's accuracy under each judge (one column per judge, headed by it) and the spread, as shown."""
+    rows = pd.DataFrame(table.rows())
+    columns = [labels.judge_header(j) for j in table.judges]
+    shown = rows[["display_name", "run_id"]].copy()
+    for j, column in zip(table.judges, columns, strict=True):
+        shown[column] = rows[f"accuracy ({j})"]
+    shown["spread"] = rows["spread"]
+    return shown, columns
+
+
+def sensitivity_tau(table: lineup.Sensitivity) -> str:
+    """Kendall's tau between every two judges' rankings of the table's runs, for a caption."""
+    parts = []
+    for t in table.tau_rows():
+        tau = labels.MISSING if t["kendall_tau_b"] is None else f"{t['kendall_tau_b']:.2f}"
+        parts.append(f"{ui.md_escape(t['judge_a'])} and {ui.md_escape(t['judge_b'])}: {tau}")
+    lead = f"Kendall τ between the rankings of these {len(table.run_ids)} runs (1 = same order): "
+    return lead + "; ".join(parts) + "."
+
+
+def sensitivity_section(tables: Sequence[lineup.Sensitivity]) -> None:
+    """Re-judged runs: accuracy as published and under each re-judge, the spread, ranks per judge and Kendall τ."""
+    if not tables:
+        return
+    st.subheader("Judge sensitivity", anchor=False)
+    st.caption(
+        "Each run's accuracy as published (its own judges) and under every judge it was re-judged with "
+        "(`python -m memeval_core judge`), and the spread between the highest and the lowest."
+    )
+    for i, table in enumerate(tables):
+        if len(tables) > 1:
+            st.markdown(f"**{ui.md_escape(table.group)}**")
+        complete = table.only(table.complete_runs())
+        if len(complete.run_ids) >= 2:
+            ui.chart(rank_figure(pd.DataFrame(complete.rows()), list(table.judges)), key=f"sensitivity-ranks-{i}")
+            st.caption(sensitivity_tau(complete))
+        shown, columns = sensitivity_frame(table)
+        ui.table(shown, key=f"table-sensitivity-{i}", data_columns=dict.fromkeys(columns, "judge_accuracy"),
+                 height="content")  # fmt: skip
+        ui.download_buttons(
+            pd.DataFrame(table.rows()), f"memeval-judges-sensitivity-{i}", key=f"download-sensitivity-{i}"
+        )
 
 
 def pick_runs(candidates: Sequence[LoadedRun]) -> list[LoadedRun]:
@@ -487,7 +539,8 @@ if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-multi = [r for r in loaded.runs if judges.is_multi_judge(r)]
+folded = lineup.fold(loaded.runs)  # judged files join the runs they re-judge
+multi = [r for r in folded.runs if judges.is_multi_judge(r)]
 if not multi:
     st.info("No run in this results directory has questions graded by two or more judges.")
     st.stop()
@@ -513,6 +566,7 @@ if not selected:
     st.stop()
 for i, (key, members) in enumerate(judges.panels(selected).items()):
     panel_section(key, members, i)
+sensitivity_section(lineup.sensitivity(folded, [r for r in folded.runs if r.run.run.benchmark == benchmark]))
 disagreement_section(selected)
 with st.expander("How the rankings and agreement statistics are computed"):
     st.markdown(EXPLANATION)

@@ -5,6 +5,9 @@ category 5 (adversarial) is scored are ranked in separate tables. Each table ran
 badges it publishable (the benchmark's declared protocol holds) or diagnostic (with the conditions it fails);
 ``?publishable-only=true`` keeps the publishable ones. Category accuracies and each judge's accuracy are columns
 of their own. Each table has CSV and JSON downloads of exactly what it shows.
+
+Runs re-judged with ``python -m memeval_core judge`` carry the new judges' verdicts (folded into the run they
+re-judge, see :mod:`memeval_core.judge.lineup`); ``?judge=`` ranks by one judge alone or by the majority.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from memeval_core import labels
+from memeval_core.judge import lineup
 from memeval_core.qa import leaderboard, locomo
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.retrieval_metrics import DEFAULT_K, RetrievalSummary, qa_summaries
@@ -32,6 +36,26 @@ RETRIEVAL_COLUMNS = (f"ndcg@{DEFAULT_K}", f"p@{DEFAULT_K}", f"r@{DEFAULT_K}", f"
 RETRIEVAL_QUERIES = "retrieval_queries"
 MS_COLUMNS = ("latency_p50_ms", "latency_p95_ms")
 LOCOMO_ONLY = ("includes_adversarial", "accuracy_without_disputed", "n_disputed")
+MEAN = "mean"
+MAJORITY = "majority"
+
+
+def ranked_value(row: dict[str, Any], by: str) -> float | None:
+    """What a row is ranked by: accuracy (mean over judges), majority accuracy, or one judge's accuracy."""
+    if by == MEAN:
+        value: float | None = row["accuracy"]
+    elif by == MAJORITY:
+        value = row["majority_accuracy"]
+    else:
+        value = row["judges"].get(by)
+    return value
+
+
+def rank_options(runs: Sequence[LoadedRun]) -> tuple[list[str], dict[str, str]]:
+    """``?judge=`` values (mean, majority, every judge of the runs) and how each is shown."""
+    judge_names = sorted({j for r in runs for j in r.score.judges})
+    names = {MEAN: "Accuracy (all judges)", MAJORITY: "Majority of judges", **{j: f"Judge: {j}" for j in judge_names}}
+    return [MEAN, MAJORITY, *judge_names], names
 
 
 def benchmarks(runs: Sequence[LoadedRun]) -> list[str]:
@@ -50,26 +74,32 @@ def _categories(rows: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str | No
     return out
 
 
-def table(rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary], benchmark: str) -> pd.DataFrame:
+def table(
+    rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary], benchmark: str, by: str = MEAN
+) -> pd.DataFrame:
     """The table of one rank group, as shown and downloaded (machine keys, plus category and judge columns).
 
     Columns: rank, name, badge, questions, accuracy, one accuracy column per category, majority accuracy, one
     accuracy column per judge, failures (with reasons), LoCoMo-only columns, repeat spread, latency, top-k and
     models, retrieval metrics (only when a run of the table records retrieved ids), why diagnostic, provenance.
-    Rows best first; ties share a rank.
+    Rows best first by ``by`` (see :func:`ranked_value`; other than the mean it is shown as ``ranked_accuracy``);
+    ties share a rank.
     """
     cats = _categories(rows)
     judges = sorted({j for r in rows for j in r["judges"]})
     has_retrieval = any(r["run_id"] in retrieval for r in rows)
     out = []
-    for r in sorted(rows, key=lambda r: (r["accuracy"] is None, -(r["accuracy"] or 0.0), r["display_name"])):
+    ranked = {r["run_id"]: ranked_value(r, by) for r in rows}
+    for r in sorted(
+        rows, key=lambda r: (ranked[r["run_id"]] is None, -(ranked[r["run_id"]] or 0.0), r["display_name"])
+    ):
+        v = ranked[r["run_id"]]
         rec: dict[str, Any] = {
-            "rank": 1 + sum(o["accuracy"] is not None and o["accuracy"] > (r["accuracy"] or 0.0) for o in rows)
-            if r["accuracy"] is not None
-            else None,
+            "rank": 1 + sum(o is not None and o > v for o in ranked.values()) if v is not None else None,
             "display_name": r["display_name"],
             BADGE: "✓ publishable" if r["publishable"] else "diagnostic",
             "n_questions": r["n_questions"],
+            **({} if by == MEAN else {"ranked_accuracy": v}),
             "accuracy": r["accuracy"],
         }
         for col, (code, _, _) in cats.items():
@@ -117,10 +147,10 @@ def slug(text: str) -> str:
 
 
 def show_table(
-    rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary], benchmark: str, key: str
+    rows: Sequence[dict[str, Any]], retrieval: dict[str, RetrievalSummary], benchmark: str, key: str, by: str = MEAN
 ) -> None:
     """One ranked table with its downloads."""
-    df = table(rows, retrieval, benchmark)
+    df = table(rows, retrieval, benchmark, by)
     hide = ("run_id", "format", "source", "joined") + (
         () if any(not r["publishable"] for r in rows) else ("not_publishable_because",)
     )
@@ -173,7 +203,7 @@ def mapping_table() -> None:
         ui.download_buttons(df, "memeval-qa-locomo-category-codes", key="download-locomo-categories")
 
 
-def benchmark_section(benchmark: str, runs: Sequence[LoadedRun], publishable_only: bool) -> None:
+def benchmark_section(benchmark: str, runs: Sequence[LoadedRun], publishable_only: bool, by: str = MEAN) -> None:
     """Every rank group of one benchmark: one ranked table each."""
     rows = with_failure_reasons(leaderboard.rows(list(runs), benchmark), runs)
     if publishable_only:
@@ -192,7 +222,7 @@ def benchmark_section(benchmark: str, runs: Sequence[LoadedRun], publishable_onl
             f"{len(members)} run{'s' if len(members) != 1 else ''}: {n_pub} publishable, {len(members) - n_pub} "
             "diagnostic." + ("" if retrieval else " No run records retrieved ids: no retrieval metrics.")
         )
-        show_table(members, retrieval, benchmark, f"{slug(benchmark)}-{gi}")
+        show_table(members, retrieval, benchmark, f"{slug(benchmark)}-{gi}", by)
     if benchmark == locomo.BENCHMARK:
         mapping_table()
 
@@ -203,7 +233,8 @@ if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-names = benchmarks(loaded.runs)
+runs = lineup.fold(loaded.runs).runs  # re-judged runs carry every judge's verdicts
+names = benchmarks(runs)
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:
     chosen = ui.choice(
@@ -211,5 +242,10 @@ with controls:
     )
     only = st.toggle("Publishable only", help="Keep only runs that meet their benchmark's protocol.",
                      **ui.url_bound("publishable-only"))  # fmt: skip
-benchmark_section(chosen, [r for r in loaded.runs if r.run.run.benchmark == chosen], only)
+shown_runs = [r for r in runs if r.run.run.benchmark == chosen]
+with controls:
+    rank_by, rank_names = rank_options(shown_runs)
+    by = ui.choice("Rank by", "judge", rank_by, MEAN, rank_names, width=300,
+                   help="The mean over every judge (accuracy), the majority of judges, or one judge.")  # fmt: skip
+benchmark_section(chosen, shown_runs, only, by)
 explanation(loaded)

@@ -132,3 +132,12 @@ def test_median_interval_is_the_binomial_order_statistics() -> None:
     assert median_interval([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) == (1.0, 6.0)
     with pytest.raises(ValueError, match="too few"):
         median_interval([1.0, 2.0, 3.0, 4.0, 5.0])
+
+
+def test_bench_judge_quick(tmp_path: Path) -> None:
+    doc = _run("bench_judge", tmp_path)
+    d = doc["details"]
+    assert {"cache_hits", "latency_bound", "concurrency"} <= set(d)
+    assert d["latency_bound"]["peak_concurrency"] <= d["concurrency"]
+    assert d["latency_bound"]["calls"] == d["latency_bound"]["standin_calls"] > 0
+    assert d["cache_hits"]["per_second"] > 0
