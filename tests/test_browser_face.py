@@ -157,6 +157,30 @@ def test_a_bad_url_value_is_named_in_a_warning(browser_page: Page, server: str, 
     assert any(value in w for w in warnings), (path, warnings)
 
 
+BELIEF_TEXTS = """() => {
+  const out = [];
+  for (const table of document.querySelectorAll('[data-testid="stDataFrame"] table')) {
+    const heads = [...table.querySelectorAll('th[role="columnheader"]')].map(h => h.textContent.trim());
+    const id = heads.indexOf('Belief'), text = heads.indexOf('Belief text');
+    if (id < 0 || text < 0) continue;
+    for (const row of table.querySelectorAll('tbody tr, tr[aria-rowindex]')) {
+      if (row.querySelector('th[role="columnheader"]')) continue;
+      const cells = [...row.querySelectorAll('td, th')].map(c => c.textContent.trim());
+      if (cells.length === heads.length) out.push([cells[id], cells[text]]);
+    }
+  }
+  return out;
+}"""
+
+
+def test_the_case_view_shows_text_for_every_belief_id(browser_page: Page, server: str) -> None:
+    page = browser_page
+    screenshot.open_page(page, f"{server}/case?case=alias-kube-resolves")
+    pairs = page.evaluate(BELIEF_TEXTS)
+    assert pairs, "a table of beliefs with their text is on the page"
+    assert all(belief and text and text != labels.MISSING for belief, text in pairs), pairs
+
+
 def test_the_readme_image_is_regenerated_and_renders(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "home.png"
     screenshot.main(["--results", str(shared_data), "--out", str(out)])
