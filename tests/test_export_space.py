@@ -147,7 +147,12 @@ def test_app_files_are_the_app_and_nothing_else() -> None:
     assert ".streamlit/config.toml" in files
     assert "memeval_core/export/writer.py" in files
     assert not any(f.startswith(("tests/", "docs/", "results/", "hf_export/")) or "__pycache__" in f for f in files)
-    assert all(f.endswith(".py") for f in files if f not in (".streamlit/config.toml", "memeval_core/catalogue.json"))
+    assert all(
+        f.endswith(".py") or (f.startswith("memeval_core/") and f.endswith(".json"))
+        for f in files
+        if f != ".streamlit/config.toml"
+    )
+    assert {"memeval_core/catalogue.json", "memeval_core/judge/prompts.json"} <= set(files)
 
 
 def test_dataset_card_has_one_config_per_benchmark() -> None:

@@ -283,19 +283,19 @@ def requirements(project_root: Path) -> str:
 
 
 def app_files(project_root: Path) -> list[str]:
-    """The app's files, relative POSIX paths, sorted: ``app.py``, ``pages/*.py``, ``memeval_core/**/*.py``,
-    the upstream catalogue ``memeval_core/catalogue.json`` (the run page names each run's source with it) and
+    """The app's files, relative POSIX paths, sorted: ``app.py``, ``pages/*.py``, ``memeval_core/**/*.py`` and
+    the data files it ships (``memeval_core/**/*.json``: the upstream catalogue, the judge prompts), and
     ``.streamlit/config.toml``. Caches, tests and everything else stay out."""
     out = ["app.py"]
     out += [p.relative_to(project_root).as_posix() for p in (project_root / "pages").glob("*.py")]
     out += [
         p.relative_to(project_root).as_posix()
-        for p in (project_root / "memeval_core").rglob("*.py")
+        for pattern in ("*.py", "*.json")  # the code and the data it ships (the catalogue, the judge prompts)
+        for p in (project_root / "memeval_core").rglob(pattern)
         if "__pycache__" not in p.parts and not any(part.startswith(".") for part in p.parts)
     ]
-    for extra in (".streamlit/config.toml", "memeval_core/catalogue.json"):
-        if (project_root / extra).is_file():
-            out.append(extra)
+    if (project_root / ".streamlit" / "config.toml").is_file():
+        out.append(".streamlit/config.toml")
     missing = [f for f in out if not (project_root / f).is_file()]
     if missing:
         raise ValueError(f"{missing[0]}: app file is missing from {project_root.name}/")
