@@ -138,6 +138,10 @@ def add_files(
     Concurrent adders (two browser sessions, two CLI runs) take turns on a lock file, so the
     duplicate check and the write are one step: the same bytes added twice at once are stored once.
     """
+    target = results / UPLOADS
+    if not target.is_symlink():
+        # The results folder and its uploads folder in one step: a reader never sees the first without the second.
+        target.mkdir(parents=True, exist_ok=True)
     results.mkdir(parents=True, exist_ok=True)
     with _locked(results / LOCK_FILE):
         return _add_files_locked(results, files, validate, max_bytes)
