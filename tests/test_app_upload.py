@@ -66,7 +66,7 @@ def test_duplicate_is_not_stored_twice(results: Path, pmb_results: Path) -> None
     at.run()
     next(b for b in at.button if b.label.startswith("Save")).click().run()
     assert "copy.json: already stored (same SHA-256), not saved twice." in texts(at)
-    assert not (results / "uploads").exists()
+    assert not list((results / "uploads").iterdir()), "nothing written"
 
 
 def test_read_only(results: Path, monkeypatch: pytest.MonkeyPatch) -> None:
