@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -140,9 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         targets += [(p, Path(args.all) / f"{p}.png") for p in PAGES]
     if not targets:
         parser.error("nothing to capture: pass --out and/or --all")
-    log_dir = Path(args.all or Path(args.out).parent)
-    log_dir.mkdir(parents=True, exist_ok=True)
-    log = log_dir / "screenshot-server.log"
+    log = Path(tempfile.gettempdir()) / f"memeval-screenshot-{os.getpid()}.log"  # the server's output, if it fails
     capture(Path(args.results).resolve(), targets, log)
     for _, out in targets:
         print(f"wrote {out}")
