@@ -119,3 +119,16 @@ def test_a_repeated_question_id_is_found_in_one_pass(tmp_path: Path) -> None:
     (tmp_path / "dup.json").write_text(json.dumps(run))
     (err,) = load_qa(tmp_path).errors
     assert (err.path, err.message) == ("$.questions[20000].question_id", "question id 'q0' appears more than once")
+
+
+def test_an_unedited_mapping_skeleton_is_refused_naming_the_value(tmp_path: Path) -> None:
+    from memeval_core.qa import shapes
+
+    (tmp_path / "rows.csv").write_text(CSV, encoding="utf-8")
+    rows = load_qa(tmp_path).skipped  # the CSV alone: no mapping yet
+    assert any(s.file == "rows.csv" for s in rows)
+    skeleton = shapes.mapping_skeleton([{"id": "q1", "j1": "1"}], "rows.csv")
+    (tmp_path / "map.json").write_text(json.dumps(skeleton), encoding="utf-8")
+    (err,) = load_qa(tmp_path).errors
+    assert (err.file, err.path) == ("map.json", "$.benchmark")
+    assert err.message == "still holds a value to fill in from the mapping skeleton"

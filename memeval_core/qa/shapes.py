@@ -137,7 +137,8 @@ def _judge_columns(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], ta
 def mapping_skeleton(data: Any, data_file: str) -> dict[str, Any]:
     """A generic mapping for ``data`` (the parsed rows file named ``data_file``), guessed from its columns.
 
-    Every guess is a starting point: the ``TODO`` values and the judges' scales are for the user to check.
+    Every guess is a starting point: the values marked ``TODO`` (:data:`~memeval_core.qa.importers.generic.UNEDITED`,
+    which the loader refuses until they are filled in) and the judges' scales are for the user to check.
     """
     path, rows = records(data)
     columns = list(dict.fromkeys(str(k) for r in rows[:50] for k in r))

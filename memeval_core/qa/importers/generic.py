@@ -123,9 +123,28 @@ def _judge_specs(mapping: Source) -> list[dict[str, Any]]:
     return judges
 
 
+UNEDITED = "TODO"
+"""How ``python -m memeval_core mapping`` marks a value the user must fill in (see :mod:`memeval_core.qa.shapes`)."""
+
+
+def _unedited(value: Any, loc: list[int | str]) -> list[int | str] | None:
+    """The JSON path of the first string still marked :data:`UNEDITED`, else None."""
+    if isinstance(value, str):
+        return loc if value == UNEDITED or value.startswith(f"{UNEDITED}: ") else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _unedited(item, [*loc, key])
+        if found is not None:
+            return found
+    return None
+
+
 def load(mapping: Source, data: Source) -> list[QaRun]:
     """One run from the rows of ``data`` as described by ``mapping``."""
     spec = mapping.data
+    left = _unedited(spec, [])
+    if left is not None:
+        fail(mapping, left, "still holds a value to fill in from the mapping skeleton", "edit it, then reload")
     fields = spec.get("fields")
     if not isinstance(fields, dict) or not isinstance(fields.get("question_id"), str):
         fail(mapping, ["fields"], "fields must map question_id (at least) to a column name")
