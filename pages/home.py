@@ -145,7 +145,7 @@ with top:
         "Publishable QA runs only", help="Hide QA runs that do not meet their benchmark's protocol.",
         **ui.url_bound("publishable-only"),
     )  # fmt: skip
-boards = cached_boards(everything, only, ui.fingerprint(ui.results_root()))
+boards = cached_boards(everything, only, everything.key)
 for i, board in enumerate(boards):
     board_section(board, i)
 with st.expander("What the columns and badges mean"):

@@ -661,6 +661,8 @@ class Everything:
     """The QA runs."""
     not_loaded: tuple[NotLoaded, ...]
     """Every file neither loader took, with the reason and the fix (see :mod:`memeval_core.unloaded`)."""
+    key: str = ""
+    """The fingerprint of the files it was loaded from (a cache key for what pages derive from it)."""
 
 
 def _problems(errors: Sequence[Any]) -> tuple[LoadProblem, ...]:
@@ -677,7 +679,6 @@ def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: st
 
     A directory holding a snapshot (an export) is read from it; see :mod:`memeval_core.results`.
     """
-    del key  # only part of the cache key
     root = Path(results_dir)
     pmb, qa = load_all_results(root, root, Path(fixtures_dir) if fixtures_dir else None,
                                Path(datasets_dir) if datasets_dir else None)  # fmt: skip
@@ -693,6 +694,7 @@ def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: st
             n_disputed=len(qa.disputed),
         ),
         not_loaded=tuple(not_loaded(pmb, qa)),
+        key=key,
     )
 
 

@@ -10,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 APP = Path(__file__).resolve().parents[1] / "app.py"
 
 
-def run_page(page: str, **query: str) -> AppTest:
+def run_page(page: str, timeout: float = 120, **query: str) -> AppTest:
     """``page`` of app.py after its first run with the given URL query parameters; fails on any exception."""
-    at = AppTest.from_file(str(APP), default_timeout=120)
+    at = AppTest.from_file(str(APP), default_timeout=timeout)
     for k, v in query.items():
         at.query_params[k] = v
     at.switch_page(page).run()

@@ -14,9 +14,9 @@ from streamlit.testing.v1 import AppTest
 from memeval_core import labels
 from memeval_core.judge.lineup import PUBLISHED
 from pages import ui
+from tests.apptest import run_page
 from tests.judge_standin import KEY, MODEL, StandIn, rejudged_results
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
 JUDGE = f"{MODEL}/mem0-locomo"
 RUBRIC = f"{MODEL}/rubric-0-5"
 V0710 = "memobase (memobase_eval_0710_3000)"
@@ -40,12 +40,7 @@ def app_env(rejudged: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run(page: str, **query: str) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=300)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(page).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return run_page(page, timeout=300, **query)
 
 
 def frame(at: AppTest, column: str) -> pd.DataFrame:
