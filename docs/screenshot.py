@@ -38,6 +38,11 @@ CHROMIUM_ARGS = (
 VIEWPORT = {"width": 1440, "height": 900}
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 """The app is idle: its script finished (wait for it after every load and interaction)."""
+CHARTS_DRAWN = (
+    "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
+    " && [...document.querySelectorAll('.stPlotlyChart')].every(c => c.querySelector('.main-svg'))"
+)
+"""No element is still a loading placeholder, and every plotly chart has drawn its SVG."""
 PAGES = ("home", "leaderboard", "categories", "session_drift", "latency", "case", "qa_leaderboard", "judges",
          "compare", "run", "upload", "publish")  # fmt: skip
 """URL paths of the app's pages (file stems)."""
@@ -110,6 +115,7 @@ def open_page(page: Any, url: str) -> None:
     page.wait_for_selector(IDLE, timeout=180_000)
     page.wait_for_timeout(1500)  # plotly and late widgets draw after the script run ends
     page.wait_for_selector(IDLE, timeout=180_000)
+    page.wait_for_function(CHARTS_DRAWN, timeout=60_000)
 
 
 def capture(results: Path, targets: Sequence[tuple[str, Path]], log: Path, full_page: bool = False) -> None:

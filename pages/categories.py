@@ -56,8 +56,8 @@ def heatmap_figure(pivot: pd.DataFrame, metric: Metric, title: str) -> go.Figure
     fig.update_layout(
         title={"text": title, "x": 0, "font": {"size": 15}},
         height=max(300, 30 * len(pivot.index) + 230),
-        margin={"l": 10, "r": 10, "t": 150, "b": 10},
-        xaxis={"side": "top", "tickangle": -30, "title": {"text": "Category"}},
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        xaxis={"side": "bottom", "tickangle": -45, "automargin": True, "title": {"text": "Category"}},
         yaxis={"autorange": "reversed", "title": {"text": "System"}},
     )
     return fig
