@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hmac
 import html
+import ipaddress
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -121,10 +122,21 @@ def viewer_is_local() -> bool:
     A proxy on the same machine (as on a hosted Space) makes every visitor look local, so any forwarding
     header makes the viewer remote. AppTest has no connection: it counts as local.
     """
-    if isinstance(st.context.ip_address, str):  # None on localhost; AppTest's is a stand-in object
+    ip = st.context.ip_address  # None for ::1 and 127.0.0.1; AppTest's is a stand-in object
+    if isinstance(ip, str) and not _is_loopback(ip):
         return False
     headers = st.context.headers
     return not any(headers.get(h) for h in _PROXY_HEADERS)
+
+
+def _is_loopback(ip: str) -> bool:
+    """127.0.0.0/8 or ::1, also as an IPv4-mapped IPv6 address (``::ffff:127.0.0.1`` on a dual-stack server)."""
+    try:
+        address = ipaddress.ip_address(ip.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 def may_write() -> bool:

@@ -226,3 +226,13 @@ def test_a_failing_cache_write_keeps_the_result_and_leaves_nothing(
     cache = tmp_path / "cache"
     assert not list(cache.glob(".tmp-*")) and not list(cache.glob("qa-*"))
     assert results_mod.default_cache_dir() == cache
+
+
+@pytest.mark.parametrize(
+    ("ip", "local"),
+    [("::ffff:127.0.0.1", True), ("127.0.0.5", True), ("::1", True), ("10.0.0.1", False), ("::ffff:10.1.1.1", False)],
+)
+def test_a_dual_stack_loopback_address_is_local(ip: str, local: bool) -> None:
+    import pages.ui
+
+    assert pages.ui._is_loopback(ip) is local
