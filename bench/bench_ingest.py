@@ -3,7 +3,7 @@
 1. Everything under ../shared/data (``load_all_results``, as the CLI's leaderboard loads it: the PMB
    reports beside the QA folders), each start in a fresh interpreter, side by side with a fresh interpreter
    that only reads and ``orjson``-parses every JSON/JSONL file once (the floor). The cold load runs as
-   shipped (worker processes where the load is large enough, see :mod:`memeval_core.workers`) and confined
+   shipped (worker processes where the load is large enough, see ``worker_count``) and confined
    to one process. Import time is reported apart; a cProfile of the one-process cold load names what is
    slowest.
 2. Synthetic scale: PMB-shaped runs (real baseline reports, seeded perturbation of returned ids and
@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from bench.common import SHARED_DATA, median_interval, parse_args, ratio, report, run_python
-from memeval_core.workers import WORKERS_ENV
+from memeval_core.settings import WORKERS_ENV
 
 PMB_DIR = SHARED_DATA / "precisionmembench"
 LOCOMO_DIR = SHARED_DATA / "locomo"

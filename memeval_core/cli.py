@@ -123,7 +123,7 @@ def cmd_mapping(args: argparse.Namespace) -> int:
     data_path = Path(args.file)
     out = Path(args.out) if args.out else data_path.with_name(f"{data_path.stem}.mapping.json")
     try:
-        src = read_source(data_path, data_path.name, whole=True)
+        src = read_source(data_path, data_path.name)
     except IngestError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

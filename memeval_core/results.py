@@ -22,27 +22,21 @@ ignored and rebuilt; an unwritable cache folder only costs the warm start.
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 import shutil
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from memeval_core import SCORING_VERSION, settings, tree
-from memeval_core.pmb.ingest import PARALLEL_MIN_BYTES as PMB_PARALLEL_MIN_BYTES
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.snapshot import has_snapshot, read_snapshot
-from memeval_core.qa.ingest import QaLoad, load_qa, load_qa_beside
-from memeval_core.qa.lazy import gc_paused
+from memeval_core.qa.ingest import QaLoad, load_qa
 from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_snapshot
 
-CACHE_ENV = "MEMEVAL_CACHE_DIR"
-"""Environment variable naming the cache folder; ``off``, ``0`` or empty disables the cache."""
 CACHE_FORMAT = 1
 """Layout version of a cache entry; part of the key."""
 RACY_WINDOW_NS = 2_000_000_000
@@ -55,15 +49,8 @@ T = TypeVar("T")
 
 
 def default_cache_dir() -> Path | None:
-    """The cache folder: ``$MEMEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/memeval``, else ``~/.cache/memeval``.
-
-    None when ``$MEMEVAL_CACHE_DIR`` is ``off``, ``0`` or empty (caching disabled).
-    """
-    chosen = os.environ.get(CACHE_ENV)
-    if chosen is not None:
-        return None if chosen.strip().lower() in ("", "0", "off", "false", "no") else Path(chosen).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "memeval"
+    """The cache folder (:func:`memeval_core.settings.cache_dir`); None when caching is disabled."""
+    return settings.cache_dir()
 
 
 def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -> None:
@@ -102,7 +89,7 @@ def _entry_prefix(kind: str, results: Path) -> str:
 def _read_entry(entry: Path) -> Any:
     """The cached value, or None when the entry is missing or unreadable (then it is rebuilt)."""
     try:
-        with (entry / _PAYLOAD).open("rb") as f, gc_paused():  # unpickling builds only live objects
+        with (entry / _PAYLOAD).open("rb") as f:
             return pickle.load(f)
     except FileNotFoundError:
         return None
@@ -209,45 +196,6 @@ def load_all_results(
     *,
     cache_dir: Path | DefaultCache | None = "default",
 ) -> tuple[PmbLoad, QaLoad]:
-    """``(load_pmb_results(pmb_results, fixtures), load_qa_results(qa_results, datasets))``, cached the same way.
-
-    When both must be computed from raw reports and the PMB reports are below the size from which their own
-    load spreads over worker processes, the PMB load runs as one more task beside the QA load's folders
-    (:func:`memeval_core.qa.ingest.load_qa_beside`): on two cores it no longer waits for, or makes wait, the
-    other load.
-    """
-    pmb: PmbLoad | None = None
-    qa: QaLoad | None = None
-    pmb_slot = qa_slot = None
-    if fixtures is None and has_snapshot(pmb_results):
-        pmb = read_snapshot(pmb_results)
-    else:
-        pmb_slot = _slot("pmb", pmb_results, (fixtures,), cache_dir)
-        pmb = None if pmb_slot is None else _read_entry(pmb_slot.entry)
-    if datasets is None and has_qa_snapshot(qa_results):
-        qa = read_qa_snapshot(qa_results)
-    else:
-        qa_slot = _slot("qa", qa_results, (datasets,), cache_dir)
-        qa = None if qa_slot is None else _read_entry(qa_slot.entry)
-    pmb_cold = partial(load_pmb, pmb_results, fixtures)
-    if pmb is None and qa is None and _tree_bytes(pmb_results) < PMB_PARALLEL_MIN_BYTES:
-        qa, pmb = load_qa_beside(qa_results, datasets, pmb_cold)
-        _store(qa_slot, qa)
-        _store(pmb_slot, pmb)
-    if pmb is None:
-        pmb = pmb_cold()
-        _store(pmb_slot, pmb)
-    if qa is None:
-        qa = load_qa(qa_results, datasets)
-        _store(qa_slot, qa)
-    return pmb, qa
-
-
-def _store(slot: _Slot | None, value: object) -> None:
-    if slot is not None:
-        _write_entry(slot.cache, slot.prefix, slot.entry, value)
-
-
-def _tree_bytes(root: Path) -> int:
-    """Bytes of the visible files under ``root`` (0 when it is not a folder)."""
-    return sum(entry.size for entry in tree.walk(root).files) if root.is_dir() else 0
+    """``(load_pmb_results(pmb_results, fixtures), load_qa_results(qa_results, datasets))``, each cached."""
+    pmb = load_pmb_results(pmb_results, fixtures, cache_dir=cache_dir)
+    return pmb, load_qa_results(qa_results, datasets, cache_dir=cache_dir)

@@ -139,3 +139,30 @@ def admin_token(env: Mapping[str, str] | None = None) -> str | None:
     if len(token) < 16:
         raise SettingsError(f"{ADMIN_TOKEN_ENV} must be at least 16 characters long")
     return token
+
+
+WORKERS_ENV = "MEMEVAL_WORKERS"
+CACHE_ENV = "MEMEVAL_CACHE_DIR"
+MAX_WORKERS = 8
+"""Upper bound of the default worker count; more processes only add start-up and transfer costs."""
+
+
+def workers(env: Mapping[str, str] | None = None) -> int:
+    """Processes a large PMB load may use: ``MEMEVAL_WORKERS`` (1 = serial), else the CPU count, at most 8."""
+    env = os.environ if env is None else env
+    if not env.get(WORKERS_ENV, "").strip():
+        return min(os.cpu_count() or 1, MAX_WORKERS)
+    return _number(env, WORKERS_ENV, 1)
+
+
+def cache_dir(env: Mapping[str, str] | None = None) -> Path | None:
+    """The warm-start cache: ``MEMEVAL_CACHE_DIR``, else ``$XDG_CACHE_HOME/memeval``, else ``~/.cache/memeval``.
+
+    None when ``MEMEVAL_CACHE_DIR`` is ``off``, ``0``, ``false``, ``no`` or empty (caching disabled).
+    """
+    env = os.environ if env is None else env
+    chosen = env.get(CACHE_ENV)
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "0", "off", "false", "no") else Path(chosen).expanduser()
+    xdg = env.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "memeval"

@@ -148,33 +148,12 @@ def test_a_pickled_table_has_the_same_arrays(real: list[tuple[ScoredCase, ...]],
     assert pickle.loads(pickle.dumps(odd, protocol)).columns["objects"].tolist() == [None]  # pickled the usual way
 
 
-def test_recoding_a_pickled_table_keeps_no_old_codes_alive(real: list[tuple[ScoredCase, ...]]) -> None:
-    # A run from a worker is recoded into the load's pool: its old text codes must be freeable.
-    back = pickle.loads(pickle.dumps(CaseTable.from_cases(real[0]), pickle.HIGHEST_PROTOCOL))
-    recoded = back.recoded(StringPool())
-    kept = {_owner(a) for d in (recoded.columns, recoded.offsets, recoded.masks) for a in d.values()}
-    old_codes = {_owner(back.columns[name]) for name, kind in FIELDS if kind in ("text", "ids", "optional_ids")}
-    assert recoded.cases() == real[0] and old_codes and not kept & old_codes
-
-
 def _owner(array: np.ndarray) -> int:
     """Identity of the object holding an array's bytes."""
     owner: object = array
     while isinstance(owner, np.ndarray) and owner.base is not None:
         owner = owner.base
     return id(owner.obj if isinstance(owner, memoryview) else owner)
-
-
-def test_a_table_pickles_its_arrays_without_copying_them(real: list[tuple[ScoredCase, ...]]) -> None:
-    # Protocol 5 takes each array's memory as it is (a copy would stay in the pickler's memo until the end
-    # of a dump: the warm-start cache writes a thousand tables in one).
-    table = CaseTable.from_cases(real[0])
-    buffers: list[pickle.PickleBuffer] = []
-    small = pickle.dumps(table, pickle.HIGHEST_PROTOCOL, buffer_callback=buffers.append)
-    n_arrays = len(table.columns) + len(table.offsets) + len(table.masks)
-    assert len(buffers) == n_arrays and len(small) < sum(b.raw().nbytes for b in buffers)
-    back = pickle.loads(small, buffers=buffers)
-    assert _arrays(back) == _arrays(table)
 
 
 def test_every_scored_case_field_has_a_storage_kind() -> None:

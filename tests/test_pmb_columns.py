@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import pickle
 from functools import cache
 
 import numpy as np
@@ -263,11 +262,3 @@ def test_prepared_cases_cover_the_fixture() -> None:
     prepared = fixture.prepared_cases[case.case_id]
     assert (prepared.category, prepared.description) == (case.category, case.description)
 
-
-def test_a_pickled_fixture_leaves_out_its_prepared_forms_and_rebuilds_them() -> None:
-    fixture = load_fixture(require(PMB_DIR) / "fixtures")
-    prepared = fixture.prepared_cases, fixture.prepared_turns, fixture.case_by_id
-    back = pickle.loads(pickle.dumps(fixture))
-    assert "prepared_cases" not in vars(back) and "prepared_turns" not in vars(back)
-    assert "case_by_id" in vars(back)
-    assert (back.prepared_cases, back.prepared_turns, back.case_by_id) == prepared

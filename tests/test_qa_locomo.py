@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import pickle
 from functools import partial
 from pathlib import Path
 
@@ -80,84 +79,22 @@ def _edge_questions() -> list[QaQuestion]:
     ]  # fmt: skip
 
 
-def test_owned_join_equals_the_copying_join(ds: locomo.LocomoDataset) -> None:
-    copied, report = locomo.join(_run(_edge_questions()), ds)
+def test_join_matches_each_shape_and_leaves_its_input_alone(ds: locomo.LocomoDataset) -> None:
     mine = _run(_edge_questions())
     originals = list(mine.questions)
-    owned, owned_report = locomo.join(mine, ds, owned=True)
-    assert owned_report == report
+    before = [q.model_dump() for q in originals]
+    copied, report = locomo.join(mine, ds)
     assert report.by_key == {"question_id": 1, "conversation+index": 1, "conversation+position": 1, "question_text": 1}
     assert report.duplicates == 1 and report.text_mismatches == 2 and report.category_conflicts == 1
     assert report.unmatched == ("conv-26-q2", "conv-26-f03", "conv-26-q1", "conv-26-f0", "nope")
-    assert [q.model_dump() for q in owned.questions] == [q.model_dump() for q in copied.questions]
-    assert [q.model_fields_set for q in owned.questions] == [q.model_fields_set for q in copied.questions]
-    assert [list(q.__dict__) for q in owned.questions] == [list(q.__dict__) for q in copied.questions]
-    # Updated in place, not copied; only the unmatched question whose id a joined one took is a new object.
-    assert [a is b for a, b in zip(owned.questions, originals, strict=True)] == [True] * 6 + [False, True, True]
-    ids = [q.question_id for q in owned.questions]
+    assert [q.model_dump() for q in originals] == before
+    ids = [q.question_id for q in copied.questions]
     assert ids == ["conv-26-q0", "conv-26-q2", "conv-26-q1", "conv-26-f03", "conv-26-q3", "conv-26-q5",
                    "unjoined:conv-26-q1", "conv-26-f0", "nope"]  # fmt: skip
-    assert originals[0].question_id == "conv-26-q0" and originals[0].category == "2"  # the dataset's code wins
+    assert copied.questions[0].category == "2"  # the dataset's code wins
     fresh = _edge_questions()
     locomo.join(_run(fresh), ds)
     assert fresh[2].question == "" and fresh[2].gold_evidence_ids is None  # the copying join leaves its input alone
-
-
-def _whole_runs() -> dict[str, tuple[bool, list[QaQuestion]]]:
-    """Runs whose every question matches by one id shape (True: the whole-run shortcut applies) and near misses."""
-    q = partial(QaQuestion, benchmark="locomo")
-    first = "When did Caroline go to the LGBTQ support group?"
-    return {
-        "canonical": (True, [
-            q(question_id="conv-26-q0", question=first, category="4", gold_answer="stated"),  # category conflict
-            q(question_id="conv-26-q1"),  # no text, no gold answer: the dataset's
-            q(question_id="conv-30-q79", question="", category="5", extra_field=[1]),
-        ]),
-        "positional": (True, [q(question_id="conv-26-f1"), q(question_id="conv-30-f79", gold_answer="x")]),
-        "empty": (True, []),
-        "text equal once normalised": (False, [q(question_id="conv-26-q0", question=first.upper())]),
-        "repeated match": (False, [q(question_id="conv-26-q0"), q(question_id="conv-26-q0")]),
-        "mixed shapes": (False, [q(question_id="conv-26-q0"), q(question_id="conv-26-f1")]),
-        "positional with an index": (False, [q(question_id="conv-26-f1", question_index=1)]),
-        "unknown id": (False, [q(question_id="conv-26-q0"), q(question_id="nope")]),
-    }  # fmt: skip
-
-
-@pytest.mark.parametrize("name", list(_whole_runs()))
-def test_the_whole_run_shortcut_equals_the_loop(ds: locomo.LocomoDataset, name: str) -> None:
-    applies, questions = _whole_runs()[name]
-    before = [(q.model_dump(), set(q.model_fields_set)) for q in questions]
-    assert (locomo._join_whole(questions, ds) is not None) == applies
-    if not applies:  # declined without writing anything: the loop decides
-        assert [(q.model_dump(), set(q.model_fields_set)) for q in questions] == before
-    copied, report = locomo.join(_run(_whole_runs()[name][1]), ds)  # the copying join always runs the loop
-    owned, owned_report = locomo.join(_run(_whole_runs()[name][1]), ds, owned=True)
-    assert owned_report == report
-    assert [q.model_dump() for q in owned.questions] == [q.model_dump() for q in copied.questions]
-    assert [q.model_fields_set for q in owned.questions] == [q.model_fields_set for q in copied.questions]
-    assert [list(q.__dict__) for q in owned.questions] == [list(q.__dict__) for q in copied.questions]
-    assert [q.__pydantic_extra__ for q in owned.questions] == [q.__pydantic_extra__ for q in copied.questions]
-    if name == "canonical":
-        assert report.by_key["question_id"] == 3 and report.category_conflicts == 1
-        assert [q.gold_answer for q in owned.questions] == ["stated", ds.by_id["conv-26-q1"].answer, None]
-        assert owned.questions[1].question == ds.by_id["conv-26-q1"].question
-
-
-def test_shortcut_indexes_cover_only_their_shapes(ds: locomo.LocomoDataset) -> None:
-    assert len(ds.by_canonical_id) == 1986 and len(ds.by_positional_id) == 1540
-    assert ds.by_positional_id["conv-30-f79"] is ds.by_position[("conv-30", 79)]
-    conversation = {"sample_id": "s1", "conversation": {}, "qa": [{"question": "Q?", "category": 1}]}
-    odd = locomo.parse_locomo([conversation], "x", "")
-    assert odd.by_id.keys() == {"s1-q0"} and not odd.by_canonical_id and not odd.by_positional_id
-    shapes = [{**conversation, "sample_id": sid} for sid in ("conv-7x", "conv-8", "conv-1-q2", "conv-9\n")]
-    assert set(locomo.parse_locomo(shapes, "x", "").by_canonical_id) == {"conv-8-q0"}  # what the pattern says
-    assert odd.joined_fields["s1-q0"] == {
-        "question_id": "s1-q0", "conversation": "s1", "question_index": 0, "category": "1",
-        "category_name": "multi_hop", "gold_evidence_ids": [],
-    }  # fmt: skip
-    joined, report = locomo.join(_run([QaQuestion(benchmark="locomo", question_id="s1-q0", question="Q?")]), odd)
-    assert report.joined == 1 and report.by_key["question_text"] == 1  # not canonical-shaped: matched by text
-    assert joined.questions[0].question_id == "s1-q0"
 
 
 def test_repeated_texts_join_in_order(ds: locomo.LocomoDataset) -> None:
@@ -211,62 +148,9 @@ def test_a_bad_question_is_named_by_its_place(qa: dict[str, object], where: str,
     assert parsed.questions[0].evidence == ("D1:1", "7") and parsed.questions[0].category == "1"
 
 
-def test_a_pickled_dataset_carries_no_indexes_and_rebuilds_them_on_use(ds: locomo.LocomoDataset) -> None:
-    indexes = ("by_id", "by_position", "by_canonical_id", "by_positional_id", "joined_fields", "by_text", "by_text_any")
-    built = {name: getattr(ds, name) for name in indexes}
-    blob = pickle.dumps(ds, pickle.HIGHEST_PROTOCOL)
-    back = pickle.loads(blob)
-    assert back == ds and not set(indexes) & set(back.__dict__)
-    assert len(blob) < len(pickle.dumps(built, pickle.HIGHEST_PROTOCOL))  # the questions alone travel
-    for name in indexes:
-        assert getattr(back, name) == built[name], name
-    first = {"question_id": "conv-26-q0", "conversation": "conv-26", "question_index": 0, "category": "2"}
-    assert back.joined_fields["conv-26-q0"] == {**first, "category_name": "temporal", "gold_evidence_ids": ["D1:3"]}
-
-
-def test_the_dataset_is_read_without_its_dialogues_and_indexes_the_same(tmp_path: Path) -> None:
-    raw = require(LOCOMO_JSON).read_bytes()
-    fast = locomo.dataset_json(raw)
-    assert fast is not None and all(c["conversation"] is None for c in fast)
-    full = json.loads(raw)
-    assert [(c["sample_id"], c["qa"]) for c in fast] == [(c["sample_id"], c["qa"]) for c in full]
-    assert locomo.parse_locomo(fast, "x", "") == locomo.parse_locomo(full, "x", "")
-    (tmp_path / "locomo10.json").write_bytes(b"\xef\xbb\xbf" + raw)
-    assert locomo.dataset_json((tmp_path / "locomo10.json").read_bytes()) == fast
-    assert locomo.find_locomo(tmp_path) == tmp_path / "locomo10.json"
-    assert locomo.load_locomo(tmp_path / "locomo10.json").questions == locomo.parse_locomo(full, "x", "").questions
-
-
-@pytest.mark.parametrize(
-    "doc",
-    [
-        [{"sample_id": "c", "qa": []}],  # no dialogue
-        [{"sample_id": "c", "conversation": {}}],  # no questions
-        [],
-        {"sample_id": "c", "conversation": {}, "qa": []},
-        [{"sample_id": "c", "conversation": {}, "qa": [{"question": "q", "category": 10**30}]}],  # read apart
-    ],
-)
-def test_anything_else_is_parsed_as_usual(doc: object, tmp_path: Path) -> None:
-    raw = json.dumps(doc).encode()
-    assert locomo.dataset_json(raw) is None
-    assert locomo.dataset_json(raw.replace(b'"conversation": {}', b'"conversation": {"x": nan}')) is None
-    (tmp_path / "locomo10.json").write_bytes(raw)
-    try:
-        got: object = locomo.load_locomo(tmp_path / "locomo10.json").questions
-    except IngestError as exc:
-        got = exc.message
-    try:
-        expected: object = locomo.parse_locomo(json.loads(raw), str(tmp_path / "locomo10.json"), "").questions
-    except IngestError as exc:
-        expected = exc.message
-    assert got == expected
-
-
 def test_invalid_utf8_in_a_dialogue_is_not_a_dataset(tmp_path: Path) -> None:
     raw = json.dumps([{"sample_id": "c", "conversation": {"s": "ok"}, "qa": [{"question": "q", "category": 1}]}])
     bad = raw.encode().replace(b'"ok"', b'"o\xffk"')
-    assert locomo.dataset_json(raw.encode()) is not None and locomo.dataset_json(bad) is None
     (tmp_path / "locomo10.json").write_bytes(bad)
     assert locomo.find_locomo(tmp_path) is None
     with pytest.raises(IngestError, match="not valid JSON"):
@@ -281,8 +165,7 @@ def test_a_repeated_conversation_id_joins_with_the_matched_questions_own_values(
     ds = locomo.parse_locomo(convs, "d", "")
     assert ds.by_id["conv-26-q0"].question == "Beta?"  # the later question wins the id
     run = _run([QaQuestion(benchmark="locomo", question_id="x1", conversation="conv-26", question="Alpha?")])
-    for owned in (False, True):
-        joined, report = locomo.join(run.model_copy(deep=True), ds, owned=owned)
-        q = joined.questions[0]
-        assert report.by_key["question_text"] == 1
-        assert (q.question_id, q.category, q.category_name, q.gold_answer) == ("conv-26-q0", "1", "multi_hop", "a")
+    joined, report = locomo.join(run, ds)
+    q = joined.questions[0]
+    assert report.by_key["question_text"] == 1
+    assert (q.question_id, q.category, q.category_name, q.gold_answer) == ("conv-26-q0", "1", "multi_hop", "a")

@@ -2,10 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import pickle
 import random
-import sys
-import threading
 from typing import Any
 
 import pytest
@@ -31,7 +28,6 @@ from memeval_core.qa.scoring import (
     score_question,
     score_run,
     scored_scores,
-    scores_packed,
 )
 
 
@@ -127,9 +123,8 @@ def test_disputed_questions() -> None:
     assert acc == pytest.approx(kept_correct / 1384) and round(acc or 0, 4) == 0.7363
 
 
-# score_run is columnar: its per-question values are computed for the whole run at once and the questions are
-# built on first read. The reference below is the per-question definition: score_question for each question,
-# then one aggregation loop.
+# The reference below is the per-question definition written once more, independently: score_question for each
+# question, then one aggregation loop. score_run must agree with it bit for bit.
 
 
 def _reference(run: QaRun, w: float = 1.0) -> RunScore:
@@ -250,28 +245,25 @@ def _random_run(rng: random.Random, size: int | None = None) -> QaRun:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_columnar_score_run_equals_the_per_question_definition(seed: int) -> None:
+def test_score_run_equals_the_per_question_definition(seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(150):
         run = _random_run(rng)
         w = rng.choice([1.0, 1.0, 0.5, -1.0, math.inf])
         expected = _reference(run, w)
         got = score_run(run, w)
-        assert "questions" not in got.__dict__ and not scores_packed(got)  # nothing per-question built yet
         assert scored_scores(got) == (
             tuple(s.question_id for s in expected.questions if s.scored),
             tuple(s.score for s in expected.questions if s.scored),
         )
-        assert "questions" not in got.__dict__  # scored_scores read the columns
-        assert _exact(got) == _exact(expected)  # reading the fields built the questions, in field order
-        assert list(got.__dict__) == [f.name for f in dataclasses.fields(RunScore)]
+        assert _exact(got) == _exact(expected)
         assert type(got.questions) is tuple and all(type(s) is QuestionScore for s in got.questions)
         # Every question has a per_judge dict of its own, as when built one by one.
         assert len({id(s.per_judge) for s in got.questions}) == len(got.questions)
         assert got == expected and repr(got) == repr(expected)
 
 
-def test_columnar_score_run_of_odd_question_layouts() -> None:
+def test_score_run_of_odd_question_layouts() -> None:
     class SubQuestion(QaQuestion):
         pass
 
@@ -298,68 +290,7 @@ def _sample_run() -> QaRun:
     return run
 
 
-def test_unmaterialised_score_pickles_its_columns_and_round_trips() -> None:
-    run = _sample_run()
-    fresh = score_run(run)
-    blob = pickle.dumps(fresh, protocol=pickle.HIGHEST_PROTOCOL)
-    assert "questions" not in fresh.__dict__  # pickling did not build the questions...
-    assert b"QuestionScore" not in blob  # ...nor pickled any
-    back = pickle.loads(blob)
-    assert scores_packed(back) and "questions" not in back.__dict__
-    assert list(back.__dict__) == list(fresh.__dict__)
-    again = pickle.loads(pickle.dumps(back, protocol=pickle.HIGHEST_PROTOCOL))  # the pack travels as it is
-    assert scores_packed(again)
-    expected = _reference(run)
-    for s in (back, again, fresh):
-        assert _exact(s) == _exact(expected)
-        assert list(s.__dict__) == [f.name for f in dataclasses.fields(RunScore)]
-
-
-def test_unmaterialised_score_behaves_like_an_eager_one() -> None:
-    run = _sample_run()
-    expected = _reference(run)
-    assert score_run(run) == expected and expected == score_run(run)
-    assert repr(score_run(run)) == repr(expected)
-    assert dataclasses.asdict(score_run(run)) == dataclasses.asdict(expected)
-    assert dataclasses.replace(score_run(run), fama=0.5) == dataclasses.replace(expected, fama=0.5)
-    some = [q.question_id for q in run.questions[::3]]
-    assert accuracy_excluding(score_run(run), some) == accuracy_excluding(expected, some)
-    ids, values = scored_scores(expected)
-    assert accuracy_without(*scored_scores(score_run(run)), some) == accuracy_without(ids, values, some)
-    repeats = [score_run(run), score_run(run)]
-    assert combine_repeats(repeats) == combine_repeats([expected, expected])
-    assert all("questions" not in s.__dict__ for s in repeats)  # per-question means read the columns
-    with pytest.raises(AttributeError):
-        _ = score_run(run).no_such_attribute  # type: ignore[attr-defined]
-
-
-def test_first_read_of_the_questions_is_once_across_threads() -> None:
-    run = _sample_run()
-    expected = _reference(run).questions
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads often: without the lock, several would build and store questions
-    try:
-        for _ in range(20):
-            score = score_run(run)
-            barrier = threading.Barrier(4)
-            seen: list[tuple[QuestionScore, ...]] = []
-
-            def read(s: RunScore = score, b: threading.Barrier = barrier, out: list[Any] = seen) -> None:
-                b.wait()
-                out.append(s.questions)
-
-            threads = [threading.Thread(target=read) for _ in range(4)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            assert len(seen) == 4 and all(x is score.questions for x in seen)
-            assert _exact(score.questions) == _exact(expected)
-    finally:
-        sys.setswitchinterval(before)
-
-
-def test_columnar_score_run_of_a_real_run() -> None:
+def test_score_run_of_a_real_run() -> None:
     (run,) = mem0_eval.load(real(MEMOBASE / "memobase_eval_0503_3000.json"))
     from _qa_data import LOCOMO_JSON
 

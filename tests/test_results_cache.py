@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import operator
 import os
 import shutil
 import time
-from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from memeval_core import leaderboard, results
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
-from memeval_core.qa import ingest as qa_ingest
 from memeval_core.qa.ingest import load_qa
 from memeval_core.results import (
     RACY_WINDOW_NS,
@@ -25,7 +21,6 @@ from memeval_core.results import (
     load_pmb_results,
     load_qa_results,
 )
-from memeval_core.workers import WORKERS_ENV
 from tests._data import PMB_DIR, SHARED_DATA, require
 
 OLD_NS = 1_700_000_000 * 10**9
@@ -224,19 +219,7 @@ def test_load_all_results_equals_both_loads_and_fills_both_cache_entries(
     shutil.copytree(require(SHARED_DATA / "locomo"), qa_root / "locomo")
     _age(qa_root)
     cache = tmp_path / "cache"
-    sides: list[int] = []
-    real_beside = results.load_qa_beside
-
-    def beside(*args: Any) -> Any:
-        sides.append(1)
-        return real_beside(*args)
-
-    monkeypatch.setattr(results, "load_qa_beside", beside)
-    # Workers from the first byte: the PMB load is then a task beside the QA folders (in whichever process).
-    monkeypatch.setattr(qa_ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
-    monkeypatch.setenv(WORKERS_ENV, "2")
     first_pmb, first_qa = load_all_results(pmb, qa_root, cache_dir=cache)
-    assert sides == [1]
     _pmb_same(first_pmb, load_pmb(pmb))
     assert first_qa == load_qa(qa_root)
     assert len(first_qa.runs) >= 2 and first_qa.locomo is not None
@@ -248,32 +231,4 @@ def test_load_all_results_equals_both_loads_and_fills_both_cache_entries(
     assert load_qa_results(qa_root, cache_dir=cache) == first_qa
     warm_pmb, warm_qa = load_all_results(pmb, qa_root, cache_dir=cache)
     _pmb_same(warm_pmb, first_pmb)
-    assert warm_qa == first_qa and sides == [1]
-
-
-def test_load_all_results_loads_one_side_alone_when_the_other_is_cached(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    pmb = _copy_pmb(tmp_path)
-    cache = tmp_path / "cache"
-    load_pmb_results(pmb, cache_dir=cache)
-    monkeypatch.setattr(results, "load_qa_beside", lambda *a: pytest.fail("nothing to load beside"))
-    pmb_load, qa = load_all_results(pmb, tmp_path / "empty-qa", cache_dir=cache)
-    _pmb_same(pmb_load, load_pmb(pmb))
-    assert qa.runs == ()
-    # Large PMB loads keep their own worker processes: no combined load either.
-    monkeypatch.setattr(results, "PMB_PARALLEL_MIN_BYTES", 0)
-    pmb_load, _ = load_all_results(pmb, tmp_path / "empty-qa", cache_dir=None)
-    _pmb_same(pmb_load, load_pmb(pmb))
-
-
-def test_a_failing_side_load_propagates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    qa_root = tmp_path / "qa"
-    shutil.copytree(require(SHARED_DATA / "memobase"), qa_root / "memobase")
-    monkeypatch.setattr(qa_ingest, "PARALLEL_MIN_BYTES", {"fork": 0, "spawn": 0})
-    for n in ("1", "2"):
-        monkeypatch.setenv(WORKERS_ENV, n)
-        with pytest.raises(ZeroDivisionError):
-            qa_ingest.load_qa_beside(qa_root, None, partial(operator.truediv, 1, 0))
-        qa, value = qa_ingest.load_qa_beside(qa_root, None, partial(operator.add, 2, 3))
-        assert value == 5 and qa == load_qa(qa_root)
+    assert warm_qa == first_qa

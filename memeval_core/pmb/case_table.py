@@ -17,12 +17,11 @@ few cases a view shows.
 from __future__ import annotations
 
 import dataclasses
-import pickle
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, filterfalse, repeat
 from operator import is_not, itemgetter
-from typing import Any, Literal, SupportsIndex
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -115,27 +114,6 @@ class StringPool:
     def __len__(self) -> int:
         return len(self._codes)
 
-    def __getstate__(self) -> list[str]:
-        return self.strings
-
-    def __setstate__(self, state: list[str]) -> None:
-        self._strings = state
-        self._codes = {s: i for i, s in enumerate(state)}
-
-
-def _table_from_arrays(
-    n: int,
-    pool: StringPool,
-    layout: tuple[tuple[int, str, np.dtype[Any], tuple[int, ...] | None], ...],
-    data: tuple[bytearray, ...],
-) -> CaseTable:
-    """The table :meth:`CaseTable.__reduce_ex__` took apart: arrays of the same values, dtypes and shapes, writable."""
-    groups: tuple[dict[str, NDArray[Any]], ...] = ({}, {}, {})
-    for (group, name, dtype, shape), buffer in zip(layout, data, strict=True):
-        array = np.frombuffer(buffer, dtype)
-        groups[group][name] = array if shape is None else array.reshape(shape)
-    return CaseTable(n, pool, *groups)
-
 
 def _stacked(values: Iterable[Any], dtype: type[np.generic], rows: int, n: int) -> NDArray[Any]:
     """``rows`` columns of ``n`` values each, chained, as the rows of one 2-D array."""
@@ -160,24 +138,6 @@ class CaseTable:
     """List fields: CSR offsets (``n + 1`` entries) into ``columns[field]``."""
     masks: dict[str, NDArray[np.bool_]]
     """Optional fields: True where the value is present (not None)."""
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
-        # A warm start unpickles a table per run, about 40 arrays each: restored by one np.frombuffer call
-        # apiece in one function, they unpickle in a third of the time numpy's own reduce per array takes.
-        # Each array keeps a buffer of its own, written without a copy (protocol 5): one shared buffer
-        # would keep recoded text codes alive, and copies made here would stay in the pickler's memo.
-        layout: list[tuple[int, str, np.dtype[Any], tuple[int, ...] | None]] = []
-        data: list[pickle.PickleBuffer | bytearray] = []
-        for group, arrays in enumerate((self.columns, self.offsets, self.masks)):
-            for name, array in arrays.items():
-                if array.dtype.hasobject:  # not a table this module builds: pickled the ordinary way
-                    plain = object.__reduce_ex__(self, protocol)
-                    assert isinstance(plain, tuple)
-                    return plain
-                contiguous = np.ascontiguousarray(array)
-                data.append(pickle.PickleBuffer(contiguous.data) if int(protocol) >= 5 else bytearray(contiguous.data))
-                layout.append((group, name, array.dtype, None if array.ndim == 1 else array.shape))
-        return (_table_from_arrays, (self.n, self.pool, tuple(layout), tuple(data)))
 
     @classmethod
     def from_cases(cls, cases: Sequence[ScoredCase], pool: StringPool | None = None) -> CaseTable:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from memeval_core.pmb.assertions import PreparedCase, prepare_case
 from memeval_core.pmb.models import Belief, RetrievalCase, SessionCase, SessionTurn
@@ -18,9 +17,6 @@ CASES_FILE = "retrieval.cases.json"
 SESSION_CASES_FILE = "session-retrieval.cases.json"
 BELIEFS_FILE = "beliefs.seed.json"
 FIXTURE_FILES = (CASES_FILE, SESSION_CASES_FILE, BELIEFS_FILE)
-
-_REBUILT = frozenset({"prepared_cases", "prepared_turns"})
-"""Cached properties left out of a pickled fixture."""
 
 
 @dataclass(frozen=True)
@@ -74,10 +70,6 @@ class PmbFixture:
     def prepared_turns(self) -> dict[tuple[str, int], PreparedTurn]:
         """:attr:`turn_by_key`, prepared for scoring (see :class:`~memeval_core.pmb.session.PreparedTurn`)."""
         return {key: prepare_turn(turn) for key, turn in self.turn_by_key.items()}
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A warm start unpickles the fixture with every load: the prepared forms rebuild faster than they unpickle.
-        return {k: v for k, v in self.__dict__.items() if k not in _REBUILT}
 
     @cached_property
     def category_order(self) -> tuple[str, ...]:

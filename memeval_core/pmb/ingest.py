@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import multiprocessing
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -24,7 +25,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from memeval_core import settings, tree, workers
+from memeval_core import settings, tree
 from memeval_core.errors import IngestError, json_path
 from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
@@ -40,7 +41,6 @@ from memeval_core.pmb.models import (
 from memeval_core.pmb.rescore import aggregate_columns, columns, session_rows, single_turn_rows
 from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity, assign_display_names
 from memeval_core.pmb.verify import verify_columns, verify_ingestion, verify_summary
-from memeval_core.qa.lazy import gc_paused
 
 Kind = Literal["single-turn-report", "session-report", "cases", "session-cases", "beliefs"]
 
@@ -413,8 +413,6 @@ def _load_file(
     return None
 
 
-WORKERS_ENV = workers.WORKERS_ENV
-"""Environment variable: processes that score reports in parallel (see :mod:`memeval_core.workers`)."""
 PARALLEL_MIN_BYTES = 64 * 2**20
 """Below this many bytes of JSON, starting worker processes (about a second each) costs more than it saves."""
 
@@ -432,7 +430,7 @@ def _load_file_in_worker(path: Path, rel: str) -> _Outcome:
 
 def worker_count(paths: Sequence[Path]) -> int:
     """How many processes to score ``paths`` with: 1 for small loads or when ``$MEMEVAL_WORKERS`` says so."""
-    wanted = workers.wanted_workers()
+    wanted = settings.workers()
     if wanted <= 1 or len(paths) < 2 or multiprocessing.current_process().daemon:
         return 1
     total = 0
@@ -454,18 +452,17 @@ def _outcomes(
     """Every file's outcome, in file order; scored in worker processes when the load is large enough.
 
     Serially the text goes straight into ``pool``; a worker's runs come back with pools of their own.
-    Unlike the QA load (:func:`memeval_core.workers.run_tasks`), this process only collects: a run of
-    2,000 cases travels back as half a megabyte, and taking results file by file as they come (and
-    recoding them into ``pool``) keeps memory flat at a thousand reports. Workers start as
-    :func:`memeval_core.workers.start_method` says. If the workers die (for example a spawned worker
-    cannot import the caller's script), the remaining files are scored here. ``read``: files already read
+    This process only collects: taking results file by file as they come (and recoding them into ``pool``)
+    keeps memory flat at a thousand reports. Workers fork when this process has one thread, else they
+    spawn (forking a threaded app server can deadlock the child). If the workers die (for example a spawned
+    worker cannot import the caller's script), the remaining files are scored here. ``read``: files already read
     (the fixture's), by path.
     """
     read = read or {}
     n_workers = worker_count(paths)
     done = 0
     if n_workers > 1:
-        ctx = multiprocessing.get_context(workers.start_method())
+        ctx = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
         try:
             with ProcessPoolExecutor(
                 n_workers, mp_context=ctx, initializer=_init_worker, initargs=(fixture,)
@@ -481,12 +478,6 @@ def _outcomes(
 
 def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
     """Load every PMB report under ``results``, scored against ``fixtures`` (default: found under results)."""
-    # Parsed reports and scored rows are thousands of containers, none of them garbage (see gc_paused).
-    with gc_paused():
-        return _load_pmb(results, fixtures)
-
-
-def _load_pmb(results: Path, fixtures: Path | None) -> PmbLoad:
     errors: list[IngestError] = []
     skipped: list[str] = []
     fixture: PmbFixture | None = None

@@ -12,8 +12,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from memeval_core.model_state import restore, state_of
-
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 NonNegFloat = Annotated[float, Field(allow_inf_nan=False, ge=0)]
 Ratio = Annotated[float, Field(allow_inf_nan=False, ge=0, le=1)]
@@ -29,11 +27,6 @@ class PmbModel(BaseModel):
         use_attribute_docstrings=True,
         frozen=True,
     )
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # A warm start unpickles thousands of these (per-belief ingestion timings, per-category breakdowns of
-        # every report): restored by one call each instead of pydantic's __setstate__, to the same state.
-        return (restore, (type(self), *state_of(self)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,25 +16,21 @@ import csv
 import hashlib
 import io
 import json
-import math
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import chain, compress, repeat
-from operator import attrgetter, eq
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 
-from memeval_core import settings, tree, workers
+from memeval_core import settings, tree
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import sniff as pmb_sniff
-from memeval_core.qa import locomo, publishable, shapes, slim
-from memeval_core.qa.getters import CATEGORY_OF, SCORED_OF
+from memeval_core.qa import locomo, publishable, shapes
 from memeval_core.qa.importers import (
     cognitive_memory,
     evermemos,
@@ -46,7 +42,6 @@ from memeval_core.qa.importers import (
     zep,
 )
 from memeval_core.qa.importers._common import Source, UnjudgedError
-from memeval_core.qa.lazy import gc_paused
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
 from memeval_core.qa.models import QaQuestion, QaRun
 from memeval_core.qa.scoring import (
@@ -73,7 +68,6 @@ SNIFFERS: tuple[tuple[str, Callable[[Any, str], bool], Importer], ...] = (
 )
 """Single-file importers, in the order their sniffers are tried."""
 
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -119,9 +113,6 @@ class LoadedRun:
     n_disputed: int = 0
     """Scored questions left out of ``accuracy_without_disputed``."""
 
-    # Pickling (the warm-start cache, worker processes) is plain: the run's questions and per-question
-    # scores pack themselves (see :mod:`memeval_core.qa.lazy`) and stay packed until first read, so a
-    # warm start and any page that shows only run-level numbers never build the per-question objects.
 
 
 @dataclass(frozen=True)
@@ -144,16 +135,8 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-SLIM_LAYOUTS: tuple[slim.Layout, ...] = (mem0_eval.SLIM, cognitive_memory.SLIM)
-"""Layouts whose large files are read without their bulky per-question fields (see :mod:`memeval_core.qa.slim`)."""
-
-
-def read_source(path: Path, rel: str, root_name: str = "", *, whole: bool = False) -> Source:
-    """Read and parse one file (JSON, JSON Lines, CSV); raise :class:`IngestError` naming the line or offset.
-
-    A large file of a layout in :data:`SLIM_LAYOUTS` comes without its bulky fields (``Source.slim``),
-    unless ``whole``.
-    """
+def read_source(path: Path, rel: str, root_name: str = "") -> Source:
+    """Read and parse one file (JSON, JSON Lines, CSV); raise :class:`IngestError` naming the line or offset."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -166,8 +149,6 @@ def read_source(path: Path, rel: str, root_name: str = "", *, whole: bool = Fals
         raise IngestError(rel, "$", deep, "flatten the document; no result format nests this deep")
     if not rel.endswith((".csv", ".jsonl")):
         unmarked = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-        if not whole and (data := slim.decode(unmarked, SLIM_LAYOUTS)) is not None:
-            return Source(rel, sha, data, root_name, slim=True)
         try:
             # orjson is several times faster than json, checks UTF-8 itself and, like the strict path
             # below, rejects NaN/Infinity; the strict path names line and column of any problem. (orjson
@@ -381,11 +362,10 @@ def fill_from_sidecars(
 def _join_locomo(run: QaRun, ds: LocomoDataset | None) -> tuple[QaRun, JoinReport | None]:
     if run.run.benchmark != locomo.BENCHMARK or ds is None:
         return run, None
-    joined, report = locomo.join(run, ds, owned=True)  # the importer's fresh questions: no copies needed
+    joined, report = locomo.join(run, ds)
     if report.joined == report.total:
         # The dataset's codes are authoritative: whether category 5 is scored follows from the joined questions.
-        qs = joined.questions
-        adversarial = any(compress(map(eq, map(CATEGORY_OF, qs), repeat(locomo.ADVERSARIAL)), map(SCORED_OF, qs)))
+        adversarial = any(q.scored and q.category == locomo.ADVERSARIAL for q in joined.questions)
         joined = joined.model_copy(update={"run": joined.run.model_copy(update={"includes_adversarial": adversarial})})
     return joined, report
 
@@ -475,21 +455,9 @@ def _fingerprint(run: QaRun) -> bytes:
     return hashlib.sha256(orjson.dumps([run.run.benchmark, run.run.system, rows])).digest()
 
 
-def _duplicate_key(run: QaRun) -> tuple[str, str, int, int, float]:
-    """What two duplicates (equal :func:`_fingerprint`) necessarily share, at a sixth of its cost.
-
-    Benchmark, system, number of questions, total answer length and the exact sum of all verdict scores:
-    only runs that share it need the full digest, and a worker sends it instead of the run's questions.
-    """
-    qs = run.questions
-    answers = filter(None, map(_ANSWER_OF, qs))  # None and "" both count 0
-    scores = map(_SCORE_OF, chain.from_iterable(map(_VERDICTS_OF, qs)))
-    return (run.run.benchmark, run.run.system, len(qs), sum(map(len, answers)), math.fsum(scores))
-
-
-_ANSWER_OF = attrgetter("answer")
-_VERDICTS_OF = attrgetter("verdicts")
-_SCORE_OF = attrgetter("score")
+def _duplicate_key(run: QaRun) -> tuple[str, str, int]:
+    """What two duplicates (equal :func:`_fingerprint`) necessarily share: only such runs need the full digest."""
+    return (run.run.benchmark, run.run.system, len(run.questions))
 
 
 def _richness(run: QaRun) -> tuple[int, int]:
@@ -593,13 +561,6 @@ def _unrecognised(src: Source) -> Skipped:
     return Skipped(src.rel, reason, MAPPING_FIX.format(file=src.rel))
 
 
-PARALLEL_MIN_BYTES: dict[workers.StartMethod, int] = {"fork": 16 * 2**20, "spawn": 64 * 2**20}
-"""Bytes of result files from which a load spreads over worker processes, by how they start.
-
-A forked worker starts in milliseconds (about 10 ms for run_tasks in all); a spawned one imports memeval
-first (about a second). On 2 cores the 14 MB of cognitive-memory results loaded in 0.16-0.18 s in two
-processes against 0.18-0.28 s in one."""
-
 Key = tuple[Any, ...]
 """Where the serial load lists an item: (step, file number, ...); see :func:`_load_share`."""
 
@@ -609,11 +570,7 @@ _DATASET_NAMES = ("locomo10.json", "locomo.json")
 
 @dataclass
 class _Dataset:
-    """The LoCoMo dataset of one load, found and parsed on first use, once in each process.
-
-    The processes of a large load start before it is parsed (a forked worker that needs it parses its own
-    copy, while this process parses another), instead of all waiting for it.
-    """
+    """The LoCoMo dataset of one load, found and parsed on first use (a load without LoCoMo runs never parses it)."""
 
     datasets: Path | None
     """Where to look first (``--datasets``), else None."""
@@ -643,10 +600,6 @@ class _Dataset:
         except IngestError as exc:
             return None, found.rel, (exc,)
 
-    def __getstate__(self) -> dict[str, Any]:
-        # A spawned worker parses its own copy rather than unpickling one.
-        return {**self.__dict__, "_resolved": None}
-
 
 @dataclass(frozen=True)
 class _Context:
@@ -669,10 +622,10 @@ class _ScoredRun:
     score: RunScore
     publishable: bool
     reasons: tuple[str, ...]
-    duplicate_key: tuple[str, str, int, int, float]
+    duplicate_key: tuple[str, str, int]
     """:func:`_duplicate_key`: only runs sharing it can be duplicates."""
     run_id: str
-    """:func:`_run_id` (computed by the share, in parallel with the others)."""
+    """:func:`_run_id`."""
     scored: tuple[tuple[str, ...], tuple[float, ...]]
     """LoCoMo runs: id and score of every scored question (for accuracy without disputed questions)."""
 
@@ -692,77 +645,22 @@ class _ShareLoad:
 
 
 def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
-    """Load every QA run under ``results``; LoCoMo runs are joined to locomo10.json from ``datasets`` or results.
-
-    Large loads spread their folders over worker processes (see :mod:`memeval_core.workers`); the result
-    is the same as the serial load's, in the same order.
-    """
-    with gc_paused():
-        load, _ = _load_qa(results, datasets, None)
-        return load
-
-
-def load_qa_beside(results: Path, datasets: Path | None, side: Callable[[], T]) -> tuple[QaLoad, T]:
-    """``(load_qa(results, datasets), side())``, with ``side`` as one more task of the QA load's processes.
-
-    For a caller that needs another load as well (the PMB runs of the CLI's leaderboard of everything):
-    when the QA load spreads over worker processes, ``side`` runs in one of them, or in this one, first,
-    while the others take the QA folders; otherwise it runs here before the QA load. Under the spawn start
-    method ``side`` must pickle (a module-level function, or a ``functools.partial`` of one).
-    """
-    with gc_paused():
-        load, (value,) = _load_qa(results, datasets, side)
-        return load, value
-
-
-def _load_qa(results: Path, datasets: Path | None, side: Callable[[], T] | None) -> tuple[QaLoad, tuple[T, ...]]:
+    """Load every QA run under ``results``; LoCoMo runs are joined to locomo10.json from ``datasets`` or results."""
     listing = tree.walk(results, SUFFIXES, settings.limits())
     files = [(i, e.rel) for i, e in enumerate(listing.files)]
     root_name = results.resolve().name
-    tasks, n_workers, method = _plan_tasks(results, files, {e.rel: e.size for e in listing.files})
     context = _Context(results, root_name, _Dataset(datasets, results, tuple(rel for _, rel in files), root_name))
     refused = tuple(IngestError(r.rel, "$", f"not read: {r.reason}", r.fix) for r in listing.refused)
-    combine = partial(_combine, context, files, tasks, refused)
-    if side is None or not n_workers:
-        beside = () if side is None else (side(),)
-        return workers.run_tasks(_load_share, context, tasks, n_workers, method, combine), beside
-    # The side task goes first: it is one of the longest, and its result is not a share of the QA load.
-    both = partial(_side_and_shares, combine)
-    return workers.run_tasks(_side_or_share, (context, side), [None, *tasks], n_workers, method, both)
-
-
-def _side_or_share(context: tuple[_Context, Callable[[], Any]], task: Sequence[tuple[int, str]] | None) -> Any:
-    """One task of :func:`load_qa_beside`: ``None`` stands for the side load, a list of files for a QA share."""
-    return context[1]() if task is None else _load_share(context[0], task)
-
-
-def _side_and_shares(combine: Callable[[list[_ShareLoad]], QaLoad], results: list[Any]) -> tuple[QaLoad, tuple[Any]]:
-    return combine(results[1:]), (results[0],)
-
-
-def _combine(
-    context: _Context,
-    files: list[tuple[int, str]],
-    shares: Sequence[Sequence[tuple[int, str]]],
-    refused: tuple[IngestError, ...],
-    loads: list[_ShareLoad],
-) -> QaLoad:
-    """The whole load from its shares: errors (files the walk refused first), skips and runs in the serial
-    order, duplicates dropped, names."""
-    if len(shares) > 1 and _shares_interact(shares, loads):
-        # A mapping or a side-car reached into another share's files: only the whole load sees both.
-        loads = [_load_share(context, files)]
+    load = _load_share(context, files)
     ds, _, head = context.dataset.get()
-    in_order = sorted((e for load in loads for e in load.errors), key=lambda ke: ke[0])
-    errors = [*refused, *head, *(e for _, e in in_order)]
-    skipped = [s for _, s in sorted((s for load in loads for s in load.skipped), key=lambda ks: ks[0])]
-    disputed = frozenset().union(*(load.disputed for load in loads))
-    scored = sorted((r for load in loads for r in load.runs), key=lambda r: r.order)
-    return QaLoad(tuple(_finish(scored, disputed)), tuple(errors), tuple(skipped), ds, disputed)
+    errors = [*refused, *head, *(e for _, e in sorted(load.errors, key=lambda ke: ke[0]))]
+    skipped = [s for _, s in sorted(load.skipped, key=lambda ks: ks[0])]
+    scored = sorted(load.runs, key=lambda r: r.order)
+    return QaLoad(tuple(_finish(scored, load.disputed)), tuple(errors), tuple(skipped), ds, load.disputed)
 
 
 def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source | None:
-    """The dataset :func:`locomo.find_locomo` would pick under ``results``: parsed once, before the files are shared.
+    """The dataset :func:`locomo.find_locomo` would pick under ``results``.
 
     The shallowest ``locomo10.json`` / ``locomo.json`` (then by path) whose content is the dataset.
     """
@@ -770,213 +668,148 @@ def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source 
     named.sort(key=lambda rel: (len((results / rel).parts), str(results / rel)))
     for rel in named:
         try:
-            raw = (results / rel).read_bytes()
-        except OSError:
-            continue  # the share holding the file reports it
-        data = locomo.dataset_json(raw)
-        if data is not None:
-            return Source(rel, hashlib.sha256(raw).hexdigest(), data, root_name)
-        try:
             src = read_source(results / rel, rel, root_name)
         except IngestError:
-            continue
+            continue  # the load reports it when it reads the file as a result
         if locomo.is_locomo_dataset(src.data):
             return src
     return None
 
 
-def _plan_tasks(
-    results: Path, files: list[tuple[int, str]], sizes_of: Mapping[str, int | None] | None = None
-) -> tuple[list[list[tuple[int, str]]], int, workers.StartMethod]:
-    """The files as tasks, how many worker processes share them with this one, and how workers start.
-
-    Large loads: one task per folder (a folder's shards and zep pairs stay together), largest first, so
-    that the longest tasks start first. Otherwise one task and no worker. Files named like the LoCoMo
-    dataset weigh nothing: each process parses the dataset anyway (see :class:`_Dataset`), and their
-    folder's task, last, then finds it parsed.
-    """
-    method = workers.start_method()
-    wanted = workers.wanted_workers()
-    if wanted <= 1:
-        return [files], 0, method
-    sizes: dict[str, int] = {}
-    by_folder: dict[str, list[tuple[int, str]]] = {}
-    for i, rel in files:
-        folder, _, name = rel.rpartition("/")
-        folder = folder or "."
-        by_folder.setdefault(folder, []).append((i, rel))
-        if name in _DATASET_NAMES:
-            size: int | None = 0
-        elif sizes_of is not None:
-            size = sizes_of.get(rel)
-        else:
-            try:
-                size = (results / rel).stat().st_size
-            except OSError:
-                size = None
-        if size is not None:
-            sizes[folder] = sizes.get(folder, 0) + size
-    if len(by_folder) < 2 or sum(sizes.values()) < PARALLEL_MIN_BYTES[method]:
-        return [files], 0, method
-    tasks = [by_folder[f] for f in sorted(by_folder, key=lambda f: (-sizes.get(f, 0), f))]
-    return tasks, min(wanted, len(tasks)) - 1, method
-
-
-def _shares_interact(shares: Sequence[Sequence[tuple[int, str]]], loads: Sequence[_ShareLoad]) -> bool:
-    """Whether a share's mapping named, or its side-car metadata came from, another share's file.
-
-    Each share (task) was loaded on its own, so only such a reach across shares can differ from the whole load.
-    """
-    owner = {rel: k for k, share in enumerate(shares) for _, rel in share}
-    result_files = frozenset().union(*(load.result_files for load in loads))
-    for k, load in enumerate(loads):
-        if any(owner.get(rel, k) != k for rel in load.mapped):
-            return True
-        for r in load.runs:
-            if any(rel in result_files for rel in r.run.run.metadata_sources):
-                return True
-    return False
-
-
 def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLoad:
-    """Read, recognise, import, join, merge and score these files (numbered in the whole load's order).
+    """Read, recognise, import, join, merge and score these files (numbered in the walk's order).
 
     Keys give each error, skip and run its place in the serial order: (0, file) reading and recognising,
     (1, file) disputed lists, (2, file) mappings, (3, file) zep grades, (4, file) unmatched zep responses,
     (5, file) single-file runs, (6, path) CSV files; an imported run adds its number within the file.
     """
-    with gc_paused():
-        results = context.results
-        errors: list[tuple[Key, IngestError]] = []
-        skipped: list[tuple[Key, Skipped]] = []
-        number = {rel: i for i, rel in files}
-        sources: list[Source] = []
-        csv_paths: set[str] = set()
-        for i, rel in files:
-            if rel.endswith(".csv"):
-                csv_paths.add(rel)  # read only when a mapping names it
-            elif rel.rpartition("/")[2] in _DATASET_NAMES and rel == context.dataset.get()[1]:
-                skipped.append(((0, i), Skipped(rel, "LoCoMo dataset (join target)")))
-            else:
-                try:
-                    sources.append(_without_pmb_report(read_source(results / rel, rel, context.root_name)))
-                except IngestError as exc:
-                    errors.append(((0, i), exc))
-        singles, grades, responses, mappings, disputed_src, skips = _classify(sources)
-        skipped.extend(((0, number[sk.file]), sk) for sk in skips)
-        by_rel = {s.rel: s for s in sources}
-
-        disputed: frozenset[str] = frozenset()
-        for src in disputed_src:
+    results = context.results
+    errors: list[tuple[Key, IngestError]] = []
+    skipped: list[tuple[Key, Skipped]] = []
+    number = {rel: i for i, rel in files}
+    sources: list[Source] = []
+    csv_paths: set[str] = set()
+    for i, rel in files:
+        if rel.endswith(".csv"):
+            csv_paths.add(rel)  # read only when a mapping names it
+        elif rel.rpartition("/")[2] in _DATASET_NAMES and rel == context.dataset.get()[1]:
+            skipped.append(((0, i), Skipped(rel, "LoCoMo dataset (join target)")))
+        else:
             try:
-                disputed = disputed | parse_disputed(src.data, src.rel)
+                sources.append(_without_pmb_report(read_source(results / rel, rel, context.root_name)))
             except IngestError as exc:
-                errors.append(((1, number[src.rel]), exc))
+                errors.append(((0, i), exc))
+    singles, grades, responses, mappings, disputed_src, skips = _classify(sources)
+    skipped.extend(((0, number[sk.file]), sk) for sk in skips)
+    by_rel = {s.rel: s for s in sources}
 
-        imported: list[tuple[Key, QaRun, str]] = []
+    disputed: frozenset[str] = frozenset()
+    for src in disputed_src:
+        try:
+            disputed = disputed | parse_disputed(src.data, src.rel)
+        except IngestError as exc:
+            errors.append(((1, number[src.rel]), exc))
 
-        def run_importer(key: Key, rel: str, fn: Callable[[], list[QaRun]]) -> None:
-            try:
-                imported.extend(((*key, j), r, rel) for j, r in enumerate(fn()))
-            except IngestError as exc:
-                errors.append((key, exc))
-            except UnjudgedError as exc:
-                skipped.append((key, Skipped(rel, f"answers without judge verdicts: {exc}")))
-            except (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError) as exc:
-                # Files come from other people's harnesses: a shape no importer check anticipated must
-                # still end as this file's error, never take the other runs down with it.
-                errors.append(
-                    (
-                        key,
-                        IngestError(
-                            rel,
-                            "$",
-                            f"unexpected structure for its format ({type(exc).__name__}: {str(exc)[:120]})",
-                            "compare the file with the format's documentation or map it with a generic mapping file",
-                        ),
-                    )
-                )
+    imported: list[tuple[Key, QaRun, str]] = []
 
-        consumed: set[str] = set()
-        for mapping in mappings:
-            key = (2, number[mapping.rel])
-            try:
-                target = generic.data_path(mapping, results)
-                consumed.add(target)
-                # A mapping may name any field, the bulky ones too.
-                data_src = by_rel.get(target) or read_source(results / target, target, context.root_name, whole=True)
-                if data_src.slim:
-                    data_src = read_source(results / target, target, context.root_name, whole=True)
-            except IngestError as exc:
-                errors.append((key, exc))
-                continue
-            run_importer(key, mapping.rel, partial(generic.load, mapping, data_src))
-
-        used_responses: set[str] = set()
-        for g in grades:
-            partner = next(
+    def run_importer(key: Key, rel: str, fn: Callable[[], list[QaRun]]) -> None:
+        try:
+            imported.extend(((*key, j), r, rel) for j, r in enumerate(fn()))
+        except IngestError as exc:
+            errors.append((key, exc))
+        except UnjudgedError as exc:
+            skipped.append((key, Skipped(rel, f"answers without judge verdicts: {exc}")))
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+            # Files come from other people's harnesses: a shape no importer check anticipated must
+            # still end as this file's error, never take the other runs down with it.
+            errors.append(
                 (
-                    r
-                    for r in responses
-                    if PurePosixPath(r.rel).parent == PurePosixPath(g.rel).parent
-                    and r.rel not in used_responses
-                    and zep.matches(g, r)
-                ),
-                None,
-            )
-            if partner is not None:
-                used_responses.add(partner.rel)
-            run_importer((3, number[g.rel]), g.rel, partial(zep.load, g, partner))
-        skipped.extend(
-            ((4, number[r.rel]), Skipped(r.rel, "zep responses without a matching grades file (no verdicts)"))
-            for r in responses
-            if r.rel not in used_responses
-        )
-        for src, load in singles:
-            if src.rel not in consumed:
-                run_importer((5, number[src.rel]), src.rel, partial(load, src))
-        skipped.extend(((6, p), Skipped(p, "CSV without a mapping file naming it")) for p in csv_paths - consumed)
-        result_files = {rel for _, _, rel in imported} | {r.rel for r in responses}
-        del sources, by_rel, singles, grades, responses, mappings  # the parsed documents are no longer needed
-
-        sidecars = SidecarCache()
-        any_locomo = any(run.run.benchmark == locomo.BENCHMARK for _, run, _ in imported)
-        ds = context.dataset.get()[0] if any_locomo else None  # a share without LoCoMo runs never parses it
-        joined = [
-            _join_locomo(fill_from_sidecars(run, rel, results, result_files, sidecars), ds) for _, run, rel in imported
-        ]
-        out: list[_ScoredRun] = []
-        for run, report, shard_files, (group, own) in merge_shards(joined):
-            score = score_run(run)
-            ok, reasons = publishable.check(run, score, report)
-            is_locomo = run.run.benchmark == locomo.BENCHMARK
-            out.append(
-                _ScoredRun(
-                    order=(imported[group][0], imported[own][0]),
-                    run=run,
-                    report=report,
-                    files=shard_files,
-                    score=score,
-                    publishable=ok,
-                    reasons=tuple(reasons),
-                    duplicate_key=_duplicate_key(run),
-                    run_id=_run_id(run, bool(shard_files)),
-                    scored=scored_scores(score) if is_locomo else ((), ()),
+                    key,
+                    IngestError(
+                        rel,
+                        "$",
+                        f"unexpected structure for its format ({type(exc).__name__}: {str(exc)[:120]})",
+                        "compare the file with the format's documentation or map it with a generic mapping file",
+                    ),
                 )
             )
-        return _ShareLoad(out, errors, skipped, disputed, frozenset(result_files), frozenset(consumed))
+
+    consumed: set[str] = set()
+    for mapping in mappings:
+        key = (2, number[mapping.rel])
+        try:
+            target = generic.data_path(mapping, results)
+            consumed.add(target)
+            data_src = by_rel.get(target) or read_source(results / target, target, context.root_name)
+        except IngestError as exc:
+            errors.append((key, exc))
+            continue
+        run_importer(key, mapping.rel, partial(generic.load, mapping, data_src))
+
+    used_responses: set[str] = set()
+    for g in grades:
+        partner = next(
+            (
+                r
+                for r in responses
+                if PurePosixPath(r.rel).parent == PurePosixPath(g.rel).parent
+                and r.rel not in used_responses
+                and zep.matches(g, r)
+            ),
+            None,
+        )
+        if partner is not None:
+            used_responses.add(partner.rel)
+        run_importer((3, number[g.rel]), g.rel, partial(zep.load, g, partner))
+    skipped.extend(
+        ((4, number[r.rel]), Skipped(r.rel, "zep responses without a matching grades file (no verdicts)"))
+        for r in responses
+        if r.rel not in used_responses
+    )
+    for src, load in singles:
+        if src.rel not in consumed:
+            run_importer((5, number[src.rel]), src.rel, partial(load, src))
+    skipped.extend(((6, p), Skipped(p, "CSV without a mapping file naming it")) for p in csv_paths - consumed)
+    result_files = {rel for _, _, rel in imported} | {r.rel for r in responses}
+    del sources, by_rel, singles, grades, responses, mappings  # the parsed documents are no longer needed
+
+    sidecars = SidecarCache()
+    any_locomo = any(run.run.benchmark == locomo.BENCHMARK for _, run, _ in imported)
+    ds = context.dataset.get()[0] if any_locomo else None  # a share without LoCoMo runs never parses it
+    joined = [
+        _join_locomo(fill_from_sidecars(run, rel, results, result_files, sidecars), ds) for _, run, rel in imported
+    ]
+    out: list[_ScoredRun] = []
+    for run, report, shard_files, (group, own) in merge_shards(joined):
+        score = score_run(run)
+        ok, reasons = publishable.check(run, score, report)
+        is_locomo = run.run.benchmark == locomo.BENCHMARK
+        out.append(
+            _ScoredRun(
+                order=(imported[group][0], imported[own][0]),
+                run=run,
+                report=report,
+                files=shard_files,
+                score=score,
+                publishable=ok,
+                reasons=tuple(reasons),
+                duplicate_key=_duplicate_key(run),
+                run_id=_run_id(run, bool(shard_files)),
+                scored=scored_scores(score) if is_locomo else ((), ()),
+            )
+        )
+    return _ShareLoad(out, errors, skipped, disputed, frozenset(result_files), frozenset(consumed))
 
 
 def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[LoadedRun]:
     """Drop exact duplicates (same benchmark, answers and verdicts; the file with most detail stays), then name."""
-    counts: dict[tuple[str, str, int, int, float], int] = {}
+    counts: dict[tuple[str, str, int], int] = {}
     for r in scored:
         counts[r.duplicate_key] = counts.get(r.duplicate_key, 0) + 1
     kept: list[tuple[_ScoredRun, list[str]]] = []
     seen: dict[Any, int] = {}
     for i, r in enumerate(scored):
-        # A run whose duplicate key is unique cannot equal another: its position stands in for the digest
-        # (which would unpack the questions of a run that a worker sent).
+        # A run whose duplicate key is unique cannot equal another: its position stands in for the digest.
         if counts[r.duplicate_key] > 1:
             fp: Any = _fingerprint(r.run)
         else:
@@ -984,7 +817,6 @@ def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[Load
         if fp in seen:
             k = seen[fp]
             other, dups = kept[k]
-            # Only duplicates need their detail compared (both were unpacked for the digest already).
             if _richness(r.run) > _richness(other.run):
                 kept[k] = (r, [*dups, other.run.run.source_file or ""])
             else:

@@ -29,25 +29,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import compress, repeat
-from operator import and_, attrgetter, eq, is_, is_not, itemgetter, ne, not_, or_
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-import msgspec
-import orjson
-
+from memeval_core import tree
 from memeval_core.errors import IngestError
-from memeval_core.qa.getters import CATEGORY_OF, DICT_OF, FIELDS_SET_OF
-from memeval_core.qa.lazy import build_objects
 from memeval_core.qa.models import QaQuestion, QaRun
-from memeval_core.qa.slim import valid_utf8
 
 BENCHMARK = "locomo"
 """Benchmark id of LoCoMo runs."""
@@ -192,10 +184,6 @@ class LocomoDataset:
     sha256: str
     """SHA-256 of the file's bytes."""
 
-    # The indexes are built on first use (a join), not when the dataset is read back from a cache or a worker.
-    def __reduce__(self) -> tuple[type[LocomoDataset], tuple[tuple[LocomoQuestion, ...], str, str]]:
-        return (LocomoDataset, (self.questions, self.source, self.sha256))
-
     @cached_property
     def sample_ids(self) -> frozenset[str]:
         """The dataset's conversation ids, and LoCoMo's own (:data:`SAMPLE_IDS`)."""
@@ -210,43 +198,6 @@ class LocomoDataset:
     def by_position(self) -> dict[tuple[str, int], LocomoQuestion]:
         """(sample_id, non-category-5 position) -> question."""
         return {(q.sample_id, q.position): q for q in self.questions if q.position is not None}
-
-    @cached_property
-    def by_canonical_id(self) -> dict[str, LocomoQuestion]:
-        """The ``by_id`` entries whose id has the canonical shape ``conv-<n>-q<i>`` (what :func:`join` tries first)."""
-        # An id is canonical exactly when its conversation's first one is: only the digits after -q differ.
-        canonical = {sid for sid in self.sample_ids if _CANONICAL.match(f"{sid}-q0")}
-        return {qid: q for qid, q in self.by_id.items() if q.sample_id in canonical}
-
-    @cached_property
-    def by_positional_id(self) -> dict[str, LocomoQuestion]:
-        """Provisional id ``conv-<n>-f<position>`` (:func:`position_id`) -> question (for ``conv-<n>`` samples)."""
-        out = {}
-        for (sample_id, position), q in self.by_position.items():
-            pid = f"{sample_id}-f{position}"
-            m = _POSITIONAL.match(pid)
-            if m and m[1] == sample_id:
-                out[pid] = q
-        return out
-
-    @cached_property
-    def joined_fields(self) -> dict[str, dict[str, Any]]:
-        """Canonical id -> the values :func:`join` gives every question it matches there, whatever the run.
-
-        Every question joined to one dataset question shares its evidence list, as they share the
-        dataset's strings: questions are frozen, and nothing edits a list it did not build.
-        """
-        return {
-            qid: {
-                "question_id": qid,
-                "conversation": q.sample_id,
-                "question_index": q.qa_index,
-                "category": q.category,
-                "category_name": CATEGORY_NAMES.get(q.category),
-                "gold_evidence_ids": list(q.evidence),
-            }
-            for qid, q in self.by_id.items()
-        }
 
     # Matching by text is the last resort of a join, which most runs never reach: built on first use.
     @cached_property
@@ -318,50 +269,11 @@ def parse_locomo(data: Any, source: str, sha256: str) -> LocomoDataset:
                     "answer": None if answer is None else str(answer),
                     "evidence": tuple(map(str, evidence)),
                     "category": code,
-                    # The cached property, computed here: every join reads it for every question.
-                    "question_id": f"{sample_id}-q{qi}",
                 }
             )
             if not adversarial:
                 position += 1
-    # What LocomoQuestion(**row) gives, without its frozen __init__ per question (about 2,000 of them).
-    return LocomoDataset(tuple(build_objects(LocomoQuestion, rows)), source, sha256)
-
-
-class _Conversation(msgspec.Struct):
-    """What :func:`parse_locomo` reads of a conversation; the dialogue, most of the file, is only checked as JSON."""
-
-    sample_id: Any = msgspec.UNSET
-    conversation: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
-    qa: Any = msgspec.UNSET
-
-
-_CONVERSATIONS = msgspec.json.Decoder(list[_Conversation])
-
-
-def dataset_json(raw: bytes) -> list[dict[str, Any]] | None:
-    """A locomo10.json file as :func:`parse_locomo` reads it, decoded without the dialogues; else None.
-
-    Each conversation keeps ``sample_id`` and ``qa``; ``conversation`` is None. None for anything that is not
-    a list of conversations with all three keys, is not valid JSON or holds an integer beyond 64 bits (which
-    parsers read differently): parse such a file as usual.
-    """
-    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-    if not valid_utf8(body):  # the dialogues are stepped over unread
-        return None
-    try:
-        convs = _CONVERSATIONS.decode(body)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-    unset = msgspec.UNSET
-    if not convs or any(c.sample_id is unset or c.conversation is unset or c.qa is unset for c in convs):
-        return None
-    data = [{"sample_id": c.sample_id, "conversation": None, "qa": c.qa} for c in convs]
-    try:
-        orjson.dumps(data)  # orjson writes no integer beyond 64 bits (and reads such as floats, json as integers)
-    except orjson.JSONEncodeError:
-        return None
-    return data
+    return LocomoDataset(tuple(LocomoQuestion(**row) for row in rows), source, sha256)
 
 
 def load_locomo(path: Path, rel: str | None = None) -> LocomoDataset:
@@ -371,27 +283,20 @@ def load_locomo(path: Path, rel: str | None = None) -> LocomoDataset:
         raw = path.read_bytes()
     except OSError as exc:
         raise IngestError(name, "$", f"cannot be read: {exc.strerror}") from exc
-    data: Any = dataset_json(raw)
-    if data is None:
-        try:
-            data = json.loads(raw.decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise IngestError(name, "$", f"not valid JSON: {exc}", "re-download locomo10.json") from exc
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise IngestError(name, "$", f"not valid JSON: {exc}", "re-download locomo10.json") from exc
     return parse_locomo(data, name, hashlib.sha256(raw).hexdigest())
 
 
 def find_locomo(root: Path) -> Path | None:
     """The shallowest ``locomo10.json`` (or ``locomo.json``) under root whose content is the dataset."""
-    candidates: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        candidates.extend(Path(dirpath) / n for n in filenames if n in ("locomo10.json", "locomo.json"))
+    names = ("locomo10.json", "locomo.json")
+    candidates = [root / e.rel for e in tree.walk(root, names).files if e.rel.rsplit("/", 1)[-1] in names]
     for path in sorted(candidates, key=lambda p: (len(p.parts), str(p))):
         try:
-            raw = path.read_bytes()
-            data = dataset_json(raw)
-            if data is None:
-                data = json.loads(raw.decode("utf-8-sig"))
+            data = json.loads(path.read_bytes().decode("utf-8-sig"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             continue
         if is_locomo_dataset(data):
@@ -439,51 +344,18 @@ def _same_text(a: str, b: str) -> bool:
     return a == b or normalize_text(a) == normalize_text(b)
 
 
-def _updated(q: QaQuestion, update: dict[str, Any]) -> QaQuestion:
-    """``q.model_copy(update=update)`` for field updates, without pydantic's generic copy machinery.
-
-    The same result (shallow copy, updated fields marked as set, no validation) at a fraction of the cost
-    per question.
-    """
-    m = QaQuestion.__new__(QaQuestion)
-    d = q.__dict__.copy()
-    d.update(update)
-    extra = q.__pydantic_extra__
-    fields_set = set(q.__pydantic_fields_set__)
-    fields_set.update(update)
-    object.__setattr__(m, "__dict__", d)
-    object.__setattr__(m, "__pydantic_extra__", None if extra is None else extra.copy())
-    object.__setattr__(m, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(m, "__pydantic_private__", None)
-    return m
-
-
-_JOINED_FIELDS = frozenset(
-    (
-        "question_id",
-        "conversation",
-        "question_index",
-        "question",
-        "category",
-        "category_name",
-        "gold_evidence_ids",
-        "gold_answer",
-    )
-)
-"""The fields :func:`join` sets on a joined question."""
-
-
-def _copies(
-    dicts: list[dict[str, Any]], extras: list[dict[str, Any] | None], fields_sets: list[set[str]]
-) -> list[QaQuestion]:
-    """Questions with these states, as :func:`_updated` builds them one at a time (no Python code per object)."""
-    return build_objects(
-        QaQuestion,
-        dicts,
-        ("__pydantic_extra__", extras),
-        ("__pydantic_fields_set__", fields_sets),
-        ("__pydantic_private__", [None] * len(dicts)),
-    )
+def _joined_values(q: QaQuestion, hit: LocomoQuestion) -> dict[str, Any]:
+    """The fields :func:`join` sets on a question matched to ``hit``: the dataset's identity, category and gold."""
+    return {
+        "question_id": hit.question_id,
+        "conversation": hit.sample_id,
+        "question_index": hit.qa_index,
+        "question": q.question or hit.question,
+        "category": hit.category,
+        "category_name": CATEGORY_NAMES.get(hit.category),
+        "gold_evidence_ids": list(hit.evidence),
+        "gold_answer": hit.answer if q.gold_answer is None else q.gold_answer,
+    }
 
 
 def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: set[str]) -> tuple[LocomoQuestion, str] | str:
@@ -517,56 +389,7 @@ _KEYS = ("question_id", "conversation+index", "conversation+position", "question
 """The keys :func:`join` matches by, in the order it tries them."""
 
 
-def _join_whole(questions: list[QaQuestion], ds: LocomoDataset) -> tuple[str, int] | None:
-    """:func:`join`'s loop over owned questions that all match by one id shape, without Python code per question.
-
-    The common case: all canonical ids, or all provisional positional ids without a ``qa`` index; every text
-    empty or exactly the dataset's, no dataset question matched twice. Then writes what the loop writes and
-    returns the key and the number of category conflicts. Otherwise returns None, having written nothing:
-    the loop decides (other keys, texts equal only once normalised, duplicates, a repeated conversation).
-    """
-    dicts = list(map(DICT_OF, questions))
-    ids = list(map(itemgetter("question_id"), dicts))
-    hits = list(map(ds.by_canonical_id.get, ids))
-    key = "question_id"
-    if not all(map(is_not, hits, repeat(None))):
-        if any(map(is_not, hits, repeat(None))) or any(
-            map(is_not, map(itemgetter("question_index"), dicts), repeat(None))
-        ):
-            return None
-        hits = list(map(ds.by_positional_id.get, ids))
-        if not all(map(is_not, hits, repeat(None))):
-            return None
-        key = "conversation+position"
-    matched = cast(list[LocomoQuestion], hits)
-    texts = list(map(itemgetter("question"), dicts))
-    if texts != list(map(_QUESTION_OF, hits)) and not all(
-        map(or_, map(not_, texts), map(eq, texts, map(_QUESTION_OF, hits)))
-    ):
-        return None
-    hids = list(map(_QUESTION_ID_OF, hits))
-    if len(set(hids)) != len(hids) or not all(map(is_, map(ds.by_id.__getitem__, hids), hits)):
-        return None
-    categories = list(map(itemgetter("category"), dicts))
-    conflicts = 0
-    if categories != list(map(CATEGORY_OF, hits)):
-        conflicts = sum(map(and_, map(is_not, categories, repeat(None)), map(ne, categories, map(CATEGORY_OF, hits))))
-    deque(map(dict.update, dicts, map(ds.joined_fields.__getitem__, hids)), 0)
-    for k in compress(range(len(dicts)), map(not_, texts)):
-        dicts[k]["question"] = matched[k].question
-    if None in map(itemgetter("gold_answer"), dicts):
-        for k in compress(range(len(dicts)), map(is_, map(itemgetter("gold_answer"), dicts), repeat(None))):
-            dicts[k]["gold_answer"] = matched[k].answer
-    deque(map(set.update, map(FIELDS_SET_OF, questions), repeat(_JOINED_FIELDS)), 0)
-    return key, conflicts
-
-
-_QUESTION_OF = attrgetter("question")
-_QUESTION_ID_OF = attrgetter("question_id")
-_EVIDENCE_OF = attrgetter("evidence")
-
-
-def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, JoinReport]:
+def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
     """Match every question of a LoCoMo run to locomo10.json and fill in what the dataset knows.
 
     Keys, tried in order: the canonical ``conv-N-qI`` id; conversation + raw ``qa`` index;
@@ -576,56 +399,18 @@ def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, 
     matches must agree with the question text when the run has one.
     Joined questions get the canonical id, conversation, raw index, the dataset's category code
     and memeval's name for it, gold evidence ids and (when missing) the gold answer.
-
-    ``owned``: the run's questions are the caller's alone (just imported, referenced nowhere else), so the
-    joined values are written into them instead of into copies; ``run`` must not be used afterwards.
     """
-    n = len(run.questions)
-    if owned and (whole := _join_whole(run.questions, ds)) is not None:
-        key, conflicts = whole
-        report = JoinReport(
-            total=n,
-            joined=n,
-            by_key={k: n if k == key else 0 for k in _KEYS},
-            unmatched=(),
-            text_mismatches=0,
-            category_conflicts=conflicts,
-            duplicates=0,
-        )
-        return run.model_copy(update={"questions": list(run.questions)}), report
-    sample_ids = ds.sample_ids
     taken: set[str] = set()
     by_key: Counter[str] = Counter()
     unmatched: list[str] = []
     lost: set[int] = set()  # positions in out of the unmatched questions
     text_mismatches = conflicts = duplicates = 0
     out: list[QaQuestion] = []
-    # Joined questions are copies with the dataset's fields (what ``q.model_copy(update=...)`` gives: shallow
-    # copy, updated fields marked as set, no validation), built together at the end (see _copies).
-    at: list[int] = []
-    dicts: list[dict[str, Any]] = []
-    extras: list[dict[str, Any] | None] = []
-    fields_sets: list[set[str]] = []
-    canonical, positional = ds.by_canonical_id, ds.by_positional_id
     for q in run.questions:
-        # What _match finds for the two common id shapes, inline (one lookup each); everything else goes there.
-        qd = q.__dict__
-        qid, text = qd["question_id"], qd["question"]
-        found: tuple[LocomoQuestion, str] | str
-        if (hit := canonical.get(qid)) is not None:
-            found = (
-                (hit, "question_id")
-                if not text or text == hit.question or _same_text(hit.question, text)
-                else "text-mismatch"
-            )
-        elif (
-            qd["question_index"] is None
-            and (hit := positional.get(qid)) is not None
-            and (not text or _same_text(hit.question, text))
-        ):
-            found = (hit, "conversation+position")
-        else:
-            found = _match(q, ds, _conv_of(q, sample_ids), taken)
+        found = _match(q, ds, _conv_of(q, ds.sample_ids), taken)
+        if not isinstance(found, str) and found[0].question_id in taken:
+            duplicates += 1
+            found = "duplicate"
         if isinstance(found, str):
             text_mismatches += found == "text-mismatch"
             unmatched.append(q.question_id)
@@ -633,59 +418,23 @@ def join(run: QaRun, ds: LocomoDataset, *, owned: bool = False) -> tuple[QaRun, 
             out.append(q)
             continue
         hit, key = found
-        hid = hit.question_id
-        if hid in taken:
-            duplicates += 1
-            unmatched.append(q.question_id)
-            lost.add(len(out))
-            out.append(q)
-            continue
-        taken.add(hid)
+        taken.add(hit.question_id)
         by_key[key] += 1
-        if q.category is not None and q.category != hit.category:
-            conflicts += 1
-        d = qd if owned else qd.copy()
-        fields = ds.joined_fields[hid]
-        if ds.by_id[hid] is not hit:  # a dataset that repeats a conversation id: this question's own values
-            fields = {
-                "question_id": hid,
-                "conversation": hit.sample_id,
-                "question_index": hit.qa_index,
-                "category": hit.category,
-                "category_name": CATEGORY_NAMES.get(hit.category),
-                "gold_evidence_ids": list(hit.evidence),
-            }
-        d.update(fields)
-        if not d["question"]:
-            d["question"] = hit.question
-        if d["gold_answer"] is None:
-            d["gold_answer"] = hit.answer
-        out.append(q)
-        if owned:
-            q.__pydantic_fields_set__.update(_JOINED_FIELDS)
-            continue
-        extra = q.__pydantic_extra__
-        at.append(len(out) - 1)  # q is replaced by its copy below
-        dicts.append(d)
-        extras.append(None if extra is None else extra.copy())
-        fields_sets.append(q.__pydantic_fields_set__ | _JOINED_FIELDS)
-    copies = _copies(dicts, extras, fields_sets)
-    if len(copies) == len(out):
-        out = copies
-    else:
-        for i, c in zip(at, copies, strict=True):
-            out[i] = c
+        conflicts += q.category is not None and q.category != hit.category
+        out.append(q.model_copy(update=_joined_values(q, hit)))
     ids = Counter(q.question_id for q in out)
     if len(ids) != len(out):
         # An unmatched question kept a provisional id that a joined one now uses: keep the run's ids unique.
         # Only the unmatched question is renamed: the joined one keeps its canonical id.
         clash = {i for i, c in ids.items() if c > 1} & set(unmatched)
         out = [
-            _updated(q, {"question_id": f"unjoined:{q.question_id}"}) if k in lost and q.question_id in clash else q
+            q.model_copy(update={"question_id": f"unjoined:{q.question_id}"})
+            if k in lost and q.question_id in clash
+            else q
             for k, q in enumerate(out)
         ]
     report = JoinReport(
-        total=n,
+        total=len(run.questions),
         joined=sum(by_key.values()),
         by_key={k: by_key[k] for k in _KEYS},
         unmatched=tuple(unmatched),

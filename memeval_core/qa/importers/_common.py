@@ -13,7 +13,6 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from memeval_core.errors import IngestError, json_path
-from memeval_core.qa.kept_records import kept_questions
 from memeval_core.qa.models import QaRun, Scale, Verdict
 
 
@@ -29,8 +28,6 @@ class Source:
     """Parsed content (JSON value; JSONL and CSV: a list of row objects)."""
     root_name: str = ""
     """Name of the results directory the path is relative to (a hint for :func:`system_from_path`)."""
-    slim: bool = False
-    """``data`` lacks its layout's bulky per-question fields (see :mod:`memeval_core.qa.slim`)."""
 
     @property
     def stem(self) -> str:
@@ -220,9 +217,8 @@ def build_run(src: Source, meta: dict[str, Any], questions: list[dict[str, Any]]
     """Validate the assembled run; a validation failure becomes an :class:`IngestError`."""
     meta = {"source_file": src.rel, "source_sha256": src.sha256, **meta}
     try:
-        # One validation over the whole run (not one model constructor call per question); questions whose
-        # values validation would keep as they are come built already (see kept_records).
-        run = QaRun.model_validate({"run": meta, "questions": kept_questions(questions) or questions})
+        # One validation over the whole run, not one model constructor call per question.
+        run = QaRun.model_validate({"run": meta, "questions": questions})
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = list(err["loc"])

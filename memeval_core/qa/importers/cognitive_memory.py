@@ -38,25 +38,11 @@ from memeval_core.qa.importers._common import (
     text,
 )
 from memeval_core.qa.models import QaRun
-from memeval_core.qa.slim import Layout
 
 FORMAT = "cognitive-memory"
 SYSTEM = "cognitive_memory"
 """The repository's own system; its judge-reliability files re-judge this system's run."""
 LONGMEMEVAL_SIZE = 500
-SLIM = Layout(
-    format=FORMAT,
-    top_keys=("aggregate", "per_question", "meta"),
-    items="per_question",
-    item_keys=(
-        "conv_index", "question_index", "question", "ground_truth", "prediction", "category", "category_name",
-        "llm_correct", "retrieval_time_ms", "num_retrieved", "f1", "precision", "recall", "f1_mem0",
-        "precision_mem0", "recall_mem0", "bleu1", "question_id", "question_type", "correct", "judge_model",
-        "judge_raw", "is_abstention", "num_sessions", "test_idx",
-    ),
-    bulky=("retrieved_contents", "trace"),
-)  # fmt: skip
-"""``per_question`` files with the retrieved texts and a trace per question, which are most of their bytes."""
 
 
 def _is_per_question(data: Any) -> bool:

@@ -32,23 +32,10 @@ from memeval_core.qa.importers._common import (
     text,
 )
 from memeval_core.qa.models import QaRun
-from memeval_core.qa.slim import Layout
 
 FORMAT = "mem0-eval"
 JUDGE = "llm_score"
 """Judge name of the single verdict."""
-SLIM = Layout(
-    format=FORMAT,
-    top_keys=("summary", "results"),
-    items="results",
-    item_keys=(
-        "question", "answer", "response", "category", "evidence", "adversarial_answer", "bleu_score", "f1_score",
-        "bleu1", "f1", "llm_score", "llm_judge_raw", "num_speaker_1_memories", "num_speaker_2_memories",
-        "speaker_1_memory_time", "speaker_2_memory_time", "response_time", "answer_tokens",
-    ),
-    bulky=("speaker_1_memories", "speaker_2_memories"),
-)  # fmt: skip
-"""The per-conversation layout with both speakers' retrieved memories, which are most of its bytes."""
 
 
 def _is_item(x: Any) -> bool:
