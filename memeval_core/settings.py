@@ -166,3 +166,19 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path | None:
         return None if chosen.strip().lower() in ("", "0", "off", "false", "no") else Path(chosen).expanduser()
     xdg = env.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "memeval"
+
+
+GITHUB_API_ENV = "MEMEVAL_GITHUB_API"
+GITHUB_RAW_ENV = "MEMEVAL_GITHUB_RAW"
+
+
+def github_api(env: Mapping[str, str] | None = None) -> str:
+    """Base URL of the GitHub API that ``sync`` lists upstream folders with (``MEMEVAL_GITHUB_API``)."""
+    env = os.environ if env is None else env
+    return env.get(GITHUB_API_ENV, "https://api.github.com").rstrip("/")
+
+
+def github_raw(env: Mapping[str, str] | None = None) -> str:
+    """Base URL that ``sync`` downloads upstream files from (``MEMEVAL_GITHUB_RAW``)."""
+    env = os.environ if env is None else env
+    return env.get(GITHUB_RAW_ENV, "https://raw.githubusercontent.com").rstrip("/")

@@ -38,6 +38,7 @@ from urllib.parse import quote
 
 import requests
 
+from memeval_core import settings
 from memeval_core.catalogue import Catalogue, CatalogueEntry, by_source, default_catalogue
 from memeval_core.pmb.fixtures import FIXTURE_FILES
 from memeval_core.pmb.ingest import sniff
@@ -47,8 +48,8 @@ UPSTREAM_REPO = "tenurehq/precisionMemBench"
 UPSTREAM_REF = "main"
 BASELINE_DIR = "test-results/baseline"
 TARGET = "precisionmembench"
-API_ENV = "MEMEVAL_GITHUB_API"
-RAW_ENV = "MEMEVAL_GITHUB_RAW"
+API_ENV = settings.GITHUB_API_ENV
+RAW_ENV = settings.GITHUB_RAW_ENV
 TIMEOUT_S = 30
 PARALLEL = 4
 """Files fetched at once by default."""
@@ -64,11 +65,11 @@ class SyncError(Exception):
 
 
 def _api_base() -> str:
-    return os.environ.get(API_ENV, "https://api.github.com").rstrip("/")
+    return settings.github_api()
 
 
 def _raw_base() -> str:
-    return os.environ.get(RAW_ENV, "https://raw.githubusercontent.com").rstrip("/")
+    return settings.github_raw()
 
 
 def human_bytes(n: int) -> str:

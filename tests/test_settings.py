@@ -47,3 +47,16 @@ def test_directories(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert settings.results_dir("elsewhere") == Path("elsewhere")
     assert settings.datasets_dir() == tmp_path / "d"
     assert settings.fixtures_dir() is None
+
+
+def test_workers_cache_and_upstream_urls_come_from_one_module(tmp_path: Path) -> None:
+    assert settings.workers({"MEMEVAL_WORKERS": "3"}) == 3
+    assert 1 <= settings.workers({}) <= settings.MAX_WORKERS
+    with pytest.raises(settings.SettingsError, match="MEMEVAL_WORKERS"):
+        settings.workers({"MEMEVAL_WORKERS": "none"})
+    assert settings.cache_dir({"MEMEVAL_CACHE_DIR": str(tmp_path / "c")}) == tmp_path / "c"
+    for off in ("", "off", "0", "no"):
+        assert settings.cache_dir({"MEMEVAL_CACHE_DIR": off}) is None
+    assert settings.cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "memeval"
+    assert settings.github_api({"MEMEVAL_GITHUB_API": "http://127.0.0.1:9/"}) == "http://127.0.0.1:9"
+    assert settings.github_raw({}) == "https://raw.githubusercontent.com"
