@@ -261,4 +261,3 @@ def test_prepared_cases_cover_the_fixture() -> None:
     case = fixture.cases[0]
     prepared = fixture.prepared_cases[case.case_id]
     assert (prepared.category, prepared.description) == (case.category, case.description)
-

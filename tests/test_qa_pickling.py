@@ -160,4 +160,3 @@ def test_join_of_a_partly_matching_run_keeps_order_and_copies_like_model_copy() 
 
 class _Node:
     me: _Node
-

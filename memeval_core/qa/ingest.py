@@ -69,7 +69,6 @@ SNIFFERS: tuple[tuple[str, Callable[[Any, str], bool], Importer], ...] = (
 """Single-file importers, in the order their sniffers are tried."""
 
 
-
 @dataclass(frozen=True)
 class Skipped:
     """A file that holds no QA run to score, and why."""
@@ -112,7 +111,6 @@ class LoadedRun:
     """LoCoMo: accuracy without locomo-audit's disputed questions; None without the list or for other benchmarks."""
     n_disputed: int = 0
     """Scored questions left out of ``accuracy_without_disputed``."""
-
 
 
 @dataclass(frozen=True)
