@@ -29,7 +29,14 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from memeval_core import tree
 from memeval_core.errors import json_path
+from memeval_core.pmb.fixtures import CASES_FILE, FIXTURE_FILES, SESSION_CASES_FILE
+from memeval_core.pmb.ingest import find_fixture_dir, load_pmb
+from memeval_core.qa.ingest import load_qa
+from memeval_core.qa.locomo import find_locomo
+from memeval_core.qa.scoring import is_disputed_list
+from memeval_core.spdx import UNKNOWN, spdx
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.json")
 """The catalogue memeval ships (the one ``sync`` reads unless told otherwise)."""
@@ -339,7 +346,6 @@ class Provenance:
 
 def parse_provenance(path: Path) -> Provenance:
     """Read a ``PROVENANCE.md``; :class:`CatalogueError` names the file and the line it lacks."""
-    from memeval_core.licences import UNKNOWN, spdx
 
     text = path.read_text(encoding="utf-8")
     repo, commit, lic = _REPOSITORY.search(text), _COMMIT.search(text), _LICENSE.search(text)
@@ -384,11 +390,6 @@ def roles(shared: Path) -> tuple[dict[str, Role], dict[str, str]]:
     configuration files runs take their answer model, judge or top-k from, the LoCoMo dataset and
     locomo-audit's disputed answers. Summaries, unjudged answer files and working files are left out.
     """
-    from memeval_core.pmb.fixtures import CASES_FILE, FIXTURE_FILES, SESSION_CASES_FILE
-    from memeval_core.pmb.ingest import find_fixture_dir, load_pmb
-    from memeval_core.qa.ingest import load_qa
-    from memeval_core.qa.locomo import find_locomo
-    from memeval_core.qa.scoring import is_disputed_list
 
     found: dict[str, Role] = {}
     fixture_dir = find_fixture_dir(shared)
@@ -418,9 +419,9 @@ def roles(shared: Path) -> tuple[dict[str, Role], dict[str, str]]:
         found[dataset.relative_to(shared).as_posix()] = Role("dataset", "locomo", None, None, "locomo-dataset")
     skipped = {s.file: s.reason for s in qa.skipped}
     left_out: dict[str, str] = {}
-    for path in sorted(shared.rglob("*.json")):
-        rel = path.relative_to(shared).as_posix()
-        if rel in found or any(part.startswith(".") for part in rel.split("/")):
+    for entry in tree.walk(shared, (".json",)).files:
+        rel, path = entry.rel, shared / entry.rel
+        if rel in found:
             continue
         if rel not in skipped and is_disputed_list(json.loads(path.read_bytes())):
             found[rel] = Role("dataset", "locomo", None, None, "disputed-answers")

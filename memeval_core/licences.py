@@ -17,9 +17,8 @@ import re
 from pathlib import Path
 
 from memeval_core import catalogue
-
-UNKNOWN = "unknown"
-"""The licence of a file with no licence statement memeval recognises."""
+from memeval_core.spdx import UNKNOWN as UNKNOWN
+from memeval_core.spdx import spdx as spdx
 
 PERMISSIVE = frozenset({"MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "CC-BY-4.0", "CC0-1.0"})
 """Licences whose text a public dataset may carry, with attribution."""
@@ -28,24 +27,7 @@ DATASET_TEXT: dict[str, str] = {"locomo": "CC-BY-NC-4.0"}
 """Licence of the question and gold-answer text of each benchmark dataset, where it is known."""
 
 _NAMES = ("LICENSE", "LICENCE", "COPYING", "LICENSE.txt", "LICENSE.md", "LICENCE.txt", "LICENCE.md")
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("CC-BY-NC-4.0", re.compile(r"Attribution[- ]NonCommercial 4\.0|CC[- ]BY[- ]NC[- ]4\.0", re.I)),
-    ("CC-BY-4.0", re.compile(r"Creative Commons Attribution 4\.0|CC[- ]BY[- ]4\.0", re.I)),
-    ("CC0-1.0", re.compile(r"CC0 1\.0|Creative Commons Zero", re.I)),
-    ("Apache-2.0", re.compile(r"Apache License,?\s+(?:Version )?2\.0|Apache[- ]2\.0", re.I)),
-    ("BSD-3-Clause", re.compile(r"BSD[- ]3[- ]Clause|Neither the name of", re.I)),
-    ("BSD-2-Clause", re.compile(r"BSD[- ]2[- ]Clause", re.I)),
-    ("MIT", re.compile(r"\bMIT License\b|\bMIT\b|Permission is hereby granted, free of charge", re.I)),
-)
 _PROVENANCE_LINE = re.compile(r"^\W*License\W.*$", re.I | re.M)
-
-
-def spdx(text: str) -> str:
-    """The SPDX id of the licence a licence text or a ``License:`` line names, else :data:`UNKNOWN`."""
-    for name, pattern in _PATTERNS:
-        if pattern.search(text):
-            return name
-    return UNKNOWN
 
 
 def _statement(folder: Path) -> str | None:

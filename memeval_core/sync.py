@@ -38,7 +38,7 @@ from urllib.parse import quote
 
 import requests
 
-from memeval_core import settings
+from memeval_core import settings, tree
 from memeval_core.catalogue import Catalogue, CatalogueEntry, by_source, default_catalogue
 from memeval_core.pmb.fixtures import FIXTURE_FILES
 from memeval_core.pmb.ingest import sniff
@@ -529,13 +529,7 @@ def listing(results: Path, catalogue: Catalogue | None = None, kinds: Iterable[s
 
 def has_results(results: Path) -> bool:
     """True when the results directory holds at least one JSON file outside hidden folders (staging, caches)."""
-    if not results.is_dir():
-        return False
-    for _folder, dirnames, filenames in os.walk(results):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        if any(n.endswith(".json") and not n.startswith(".") for n in filenames):
-            return True
-    return False
+    return results.is_dir() and bool(tree.walk(results, (".json",)).files)
 
 
 # ------------------------------------------------------------------ sync --check

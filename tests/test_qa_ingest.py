@@ -72,7 +72,8 @@ def test_bad_files_do_not_stop_the_others(tmp_path: Path) -> None:
     assert len(load.runs) == 1 and load.runs[0].score.accuracy == 1.0
 
 
-def test_side_cars_are_listed_and_parsed_once_per_load(tmp_path: Path) -> None:
+def test_side_cars_come_from_the_loads_walk_and_are_parsed_once(tmp_path: Path) -> None:
+    from memeval_core import tree
     from memeval_core.qa import ingest
 
     items = [{"question": f"q{i}?", "answer": "a", "response": "a", "category": 1, "llm_score": 1} for i in range(5)]
@@ -86,17 +87,18 @@ def test_side_cars_are_listed_and_parsed_once_per_load(tmp_path: Path) -> None:
     assert {(r.run.run.judge_models[0], r.run.run.top_k) for r in load.runs} == {("gpt-j", 9)}
     assert all(r.run.run.metadata_sources == ["sys/config/settings.json"] for r in load.runs)
 
-    cache = ingest.SidecarCache()
+    (tmp_path / "sys" / "config" / ".hidden.json").write_text(json.dumps({"top_k": 1}))  # the walk skips it
+    cache = ingest.SidecarCache.of(tree.walk(tmp_path))
     results = {"sys/results/conv0_eval.json", "sys/results/conv1_eval.json"}
     for r in load.runs:
         meta = r.run.run.model_copy(update={"judge_models": [], "top_k": None, "metadata_sources": []})
         bare = r.run.model_copy(update={"run": meta})
         filled = ingest.fill_from_sidecars(bare, "sys/results/conv0_eval.json", tmp_path, results, cache)
         assert filled.run.judge_models == ["gpt-j"] and filled.run.top_k == 9
-    # Both runs read the one folder listing and the one file, each once; the broken file is remembered as such.
+    # Both runs read the one file once; the broken file is remembered as such.
     config = f"{tmp_path}/sys/config"
     assert list(cache.parsed) == [f"{config}/broken.json", f"{config}/settings.json"]
     assert cache.parsed[f"{config}/broken.json"] is ingest._BROKEN
     settings = len('{"judge_model": "gpt-j", "top_k": 9}')
-    assert cache.listings[config] == [("broken.json", 1), ("settings.json", settings)]
-    assert cache.listings[f"{tmp_path}/sys/results/config"] == []  # looked for, not there
+    assert cache.listings["sys/config"] == [("broken.json", 1), ("settings.json", settings)]
+    assert "sys/results/config" not in cache.listings

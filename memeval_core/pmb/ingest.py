@@ -227,17 +227,11 @@ def _read_fixture(directory: Path) -> tuple[PmbFixture, dict[Path, RawFile]]:
 
 
 def find_fixture_dir(root: Path) -> Path | None:
-    """The first directory under root (breadth-first, sorted) that holds ``retrieval.cases.json``."""
+    """The shallowest directory under root (then by path) that holds ``retrieval.cases.json``."""
     if (root / CASES_FILE).is_file():
         return root
-    candidates = sorted(
-        (
-            p.parent
-            for p in root.rglob(CASES_FILE)
-            if not any(part.startswith(".") for part in p.parts[len(root.parts) :])
-        ),
-        key=lambda d: (len(d.parts), str(d)),
-    )
+    found = [e.rel for e in tree.walk(root, (CASES_FILE,)).files if e.rel.rpartition("/")[2] == CASES_FILE]
+    candidates = sorted(((root / rel).parent for rel in found), key=lambda d: (len(d.parts), str(d)))
     return candidates[0] if candidates else None
 
 

@@ -16,7 +16,6 @@ import csv
 import hashlib
 import io
 import json
-import os
 import posixpath
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -245,36 +244,22 @@ class SidecarCache:
     """What side-car lookups of one load have read: runs of one folder share the same neighbours."""
 
     listings: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
-    """Folder path -> (name, size) of its ``*.json`` entries, sorted by name; empty for a missing folder."""
+    """Folder relative to the results (``""`` for the top) -> (name, size) of its ``*.json`` files, by name."""
     parsed: dict[str, Any] = field(default_factory=dict)
     """File path -> its parsed content, or :data:`_BROKEN` when it could not be read or parsed."""
 
+    @classmethod
+    def of(cls, listing: tree.Listing) -> SidecarCache:
+        """The side-car candidates are the ``*.json`` files of the load's own walk (same rules, same limits)."""
+        cache = cls()
+        for entry in listing.files:
+            if entry.rel.endswith(".json"):
+                folder, _, name = entry.rel.rpartition("/")
+                cache.listings.setdefault(folder, []).append((name, entry.size))
+        return cache
+
 
 _BROKEN = object()
-
-
-# Plain strings and os calls: a load looks up side-cars for every run, and pathlib costs more than the lookups.
-def _listing(directory: str, cache: SidecarCache) -> list[tuple[str, int]]:
-    hit = cache.listings.get(directory)
-    if hit is None:
-        hit = []
-        try:
-            with os.scandir(directory) as it:
-                # Side-cars are only plain files: no links (which could point out of the results), no FIFOs.
-                entries = sorted(
-                    (e.name, e)
-                    for e in it
-                    if e.name.endswith(".json") and not e.name.startswith(".") and e.is_file(follow_symlinks=False)
-                )
-        except OSError:  # not a folder
-            entries = []
-        for name, entry in entries:
-            try:
-                hit.append((name, entry.stat().st_size))
-            except OSError:
-                continue
-        cache.listings[directory] = hit
-    return hit
 
 
 def _parsed(path: str, cache: SidecarCache) -> Any:
@@ -291,15 +276,13 @@ def _parsed(path: str, cache: SidecarCache) -> Any:
 
 def _sidecar_candidates(rel: str, root: Path, result_files: set[str], cache: SidecarCache) -> Iterator[tuple[str, str]]:
     """Small non-result JSON files in the result's folder and up to two folders up (and their ``config/``)."""
-    top = str(root)
     folder = posixpath.dirname(rel)  # "" for the results folder itself
     for _ in range(3):
         for sub in (folder, f"{folder}/config" if folder else "config"):
-            directory = f"{top}/{sub}" if sub else top
-            for name, size in _listing(directory, cache):
+            for name, size in cache.listings.get(sub, []):
                 prel = f"{sub}/{name}" if sub else name
                 if prel not in result_files and size <= SIDECAR_MAX_BYTES:
-                    yield prel, f"{directory}/{name}"
+                    yield prel, str(root / prel)
         if not folder:
             break
         folder = posixpath.dirname(folder)
@@ -310,9 +293,9 @@ def fill_from_sidecars(
 ) -> QaRun:
     """Fill answer model, judge model and top-k the run does not state from nearby configuration files.
 
-    ``cache``: shared by the runs of one load, so that each folder is listed and each file parsed once.
+    ``cache``: shared by the runs of one load (the load's walk), so that each file is parsed once.
     """
-    cache = SidecarCache() if cache is None else cache
+    cache = SidecarCache.of(tree.walk(root, (".json",), settings.limits())) if cache is None else cache
     meta = run.run
     want = {
         "answer_model": meta.answer_model is None,
@@ -560,7 +543,7 @@ def _unrecognised(src: Source) -> Skipped:
 
 
 Key = tuple[Any, ...]
-"""Where the serial load lists an item: (step, file number, ...); see :func:`_load_share`."""
+"""Where the serial load lists an item: (step, file number, ...); see :func:`_load_files`."""
 
 
 _DATASET_NAMES = ("locomo10.json", "locomo.json")
@@ -601,7 +584,7 @@ class _Dataset:
 
 @dataclass(frozen=True)
 class _Context:
-    """What every share of a load needs: the folder and the LoCoMo dataset."""
+    """What the steps of a load share: the folder and the LoCoMo dataset."""
 
     results: Path
     root_name: str
@@ -610,7 +593,7 @@ class _Context:
 
 @dataclass(frozen=True)
 class _ScoredRun:
-    """One run as a share of the files gave it: imported, joined, merged, scored; not yet de-duplicated."""
+    """One run as the load gave it: imported, joined, merged, scored; not yet de-duplicated."""
 
     order: Key
     """(key of its shard group's first import, key of its own first import): the serial load's order."""
@@ -629,8 +612,8 @@ class _ScoredRun:
 
 
 @dataclass(frozen=True)
-class _ShareLoad:
-    """Everything one share of the files gave, each error and skip with its serial-order key."""
+class _FilesLoad:
+    """Everything the files gave, each error and skip with its serial-order key."""
 
     runs: list[_ScoredRun]
     errors: list[tuple[Key, IngestError]]
@@ -639,7 +622,7 @@ class _ShareLoad:
     result_files: frozenset[str]
     """Files imported as runs, and zep responses (never read as side-car metadata)."""
     mapped: frozenset[str]
-    """Data files named by the share's generic mappings."""
+    """Data files named by the generic mappings."""
 
 
 def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
@@ -649,7 +632,7 @@ def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
     root_name = results.resolve().name
     context = _Context(results, root_name, _Dataset(datasets, results, tuple(rel for _, rel in files), root_name))
     refused = tuple(IngestError(r.rel, "$", f"not read: {r.reason}", r.fix) for r in listing.refused)
-    load = _load_share(context, files)
+    load = _load_files(context, files, SidecarCache.of(listing))
     ds, _, head = context.dataset.get()
     errors = [*refused, *head, *(e for _, e in sorted(load.errors, key=lambda ke: ke[0]))]
     skipped = [s for _, s in sorted(load.skipped, key=lambda ks: ks[0])]
@@ -674,7 +657,7 @@ def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source 
     return None
 
 
-def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLoad:
+def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: SidecarCache) -> _FilesLoad:
     """Read, recognise, import, join, merge and score these files (numbered in the walk's order).
 
     Keys give each error, skip and run its place in the serial order: (0, file) reading and recognising,
@@ -771,9 +754,8 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
     result_files = {rel for _, _, rel in imported} | {r.rel for r in responses}
     del sources, by_rel, singles, grades, responses, mappings  # the parsed documents are no longer needed
 
-    sidecars = SidecarCache()
     any_locomo = any(run.run.benchmark == locomo.BENCHMARK for _, run, _ in imported)
-    ds = context.dataset.get()[0] if any_locomo else None  # a share without LoCoMo runs never parses it
+    ds = context.dataset.get()[0] if any_locomo else None  # a load without LoCoMo runs never parses it
     joined = [
         _join_locomo(fill_from_sidecars(run, rel, results, result_files, sidecars), ds) for _, run, rel in imported
     ]
@@ -796,7 +778,7 @@ def _load_share(context: _Context, files: Sequence[tuple[int, str]]) -> _ShareLo
                 scored=scored_scores(score) if is_locomo else ((), ()),
             )
         )
-    return _ShareLoad(out, errors, skipped, disputed, frozenset(result_files), frozenset(consumed))
+    return _FilesLoad(out, errors, skipped, disputed, frozenset(result_files), frozenset(consumed))
 
 
 def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[LoadedRun]:
