@@ -89,3 +89,26 @@ def compare_summary(ours: dict[str, Any], theirs: dict[str, Any]) -> list[Differ
         if f in b and not _same(a.get(f), b.get(f)):
             out.append(Difference("retrieval", f, a.get(f), b.get(f)))
     return out
+
+
+def explain(diff: Difference, theirs: dict[str, Any], fixture_categories: dict[str, str]) -> str | None:
+    """Why a replayed report differs from the committed one, when the reason is known; None otherwise.
+
+    ``fixture_categories``: case id -> the fixture's category.
+    """
+    from memeval_core.pmb.assertions import normalize_failure
+    from memeval_core.runner.report import summary
+
+    if diff.field == "failures" and [normalize_failure(f) for f in diff.theirs or []] == diff.ours:
+        return "the report's harness tags each failure with `[provider] `"
+    if diff.field in ("pinnedBeliefs", "pinnedBeliefIds") and sorted(diff.ours or []) == sorted(diff.theirs or []):
+        return "same pinned facts in another order: the report was made by the provider's own adapter"
+    if diff.case != "retrieval":
+        return None
+    cases = theirs.get("cases") or []
+    restated = summary(cases, int(theirs["retrieval"].get("caseCount") or 0))
+    if not _same(restated.get(diff.field), diff.theirs):
+        return "the report's aggregate contradicts its own per-case data"
+    if any(fixture_categories.get(e["caseId"], e["category"]) != e["category"] for e in cases if "turnIndex" not in e):
+        return "the report's per-case categories are those of an older fixture"
+    return None
