@@ -105,8 +105,8 @@ def cmd_wrapper(args: argparse.Namespace) -> int:
     except (IngestError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    where = f" (database {provider.path})" if hasattr(provider, "path") else ""
-    print(f"{args.name} wrapper on {server.url}{where}; Ctrl-C stops it", flush=True)
+    where = f"; database {provider.path}" if hasattr(provider, "path") else ""
+    print(f"{args.name} wrapper on {server.url} (Ctrl-C stops it{where})", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -55,12 +55,18 @@ class WrapperClient:
 
     def __init__(self, url: str, *, timeout_s: float = 30.0, retries: int = 2) -> None:
         parts = urlsplit(url)
+        try:
+            self.url = public_url(url)
+            port = parts.port
+        except ValueError:
+            raise WrapperError(
+                f"the wrapper URL {parts.scheme}://{parts.hostname}… has a port that is not a number"
+            ) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise WrapperError(f"the wrapper URL {public_url(url)!r} is not an http(s) URL with a host")
-        self.url = public_url(url)
+            raise WrapperError(f"the wrapper URL {self.url!r} is not an http(s) URL with a host")
         self._https = parts.scheme == "https"
         self._host = parts.hostname
-        self._port = parts.port
+        self._port = port
         self._prefix = parts.path.rstrip("/")
         self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if parts.username is not None:
