@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memeval_core import __version__, leaderboard
 from memeval_core.cli import main
+from memeval_core.explore.run_view import pmb_view
 from memeval_core.pmb.ingest import load_pmb
 from memeval_core.wrappers.sqlite_fts import SqliteFts
 from tests._runner import FIXTURE_DIR, run, serving
@@ -39,8 +40,16 @@ def test_sqlite_fts_from_wrapper_to_leaderboard(tmp_path: Path, capsys: object) 
 
     results = tmp_path / "results"
     assert main(["add", "--results", str(results), "--fixtures", str(FIXTURE_DIR), *map(str, paths)]) == 0
-    rows = leaderboard.rows(load_pmb(results, FIXTURE_DIR).runs)
+    stored = load_pmb(results, FIXTURE_DIR)
+    rows = leaderboard.rows(stored.runs)
     assert {(r["display_name"], r["benchmark"], r["passed"]) for r in rows} == {
         ("sqlite-fts", "pmb-single-turn", 43),
         ("sqlite-fts", "pmb-session", 5),
     }
+    # The run page names who made the report, with which version, when, and against which wrapper.
+    single = next(r for r in stored.runs if r.identity.benchmark == "pmb-single-turn")
+    shown = dict(pmb_view(single, stored.runs, stored.fixture).provenance)
+    assert shown["Report provenance: package"] == "memeval"
+    assert shown["Report provenance: version"] == __version__
+    assert shown["Report provenance: wrapperUrl"] == srv.url
+    assert shown["Report provenance: runDate"].startswith("20")
