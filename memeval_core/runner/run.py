@@ -132,16 +132,16 @@ def _run_suite(opts: RunOptions, client: WrapperClient, suite: Suite) -> Path:
     h = Harness(client, opts.cfg, session=suite == "session", drop_unknown_ids=opts.drop_unknown_ids)
     beliefs = _beliefs(opts)
     writer = checkpoint.Writer(part, header, fresh=resumed is None or not resumed.seeded)
-    if resumed is not None and resumed.seeded:
-        ingestion, done = resumed.ingestion, resumed.entries
-        h.load_fixture(beliefs)
-    else:
-        done = []
-        ingestion = _seed(opts, h, beliefs, suite) if opts.reseed else None
-        if not opts.reseed:
-            h.load_fixture(beliefs)
-        writer.seeded(ingestion)
     try:
+        if resumed is not None and resumed.seeded:
+            ingestion, done = resumed.ingestion, resumed.entries
+            h.load_fixture(beliefs)
+        else:
+            done = []
+            ingestion = _seed(opts, h, beliefs, suite) if opts.reseed else None
+            if not opts.reseed:
+                h.load_fixture(beliefs)
+            writer.seeded(ingestion)
         entries = _cases(opts, h, suite, done, writer)
     except BaseException:
         writer.close(remove=False)
