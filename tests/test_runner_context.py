@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from memeval_core.errors import IngestError
+from memeval_core.judge.client import public_url
 from memeval_core.pmb.models import PreludeExpect
 from memeval_core.runner import checkpoint
-from memeval_core.runner.client import public_url
 from memeval_core.runner.config import ProviderConfig, load_provider_config
 from memeval_core.runner.context import SeedIndex, belief_to_text, build_context, persona_prelude
 from memeval_core.runner.numbers import js_round

@@ -13,7 +13,9 @@ import json
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
+
+from memeval_core.judge.client import public_url
 
 RETRY_PAUSE_S = 0.2
 """First pause before a retry; it doubles with each further retry."""
@@ -21,16 +23,6 @@ RETRY_PAUSE_S = 0.2
 
 class WrapperError(Exception):
     """The wrapper failed, timed out or answered something the harness cannot use."""
-
-
-def public_url(url: str) -> str:
-    """``url`` without user, password, query or fragment: safe to print and to store in a report."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
 def snippet(raw: bytes | str, limit: int = 200) -> str:
