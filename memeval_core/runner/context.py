@@ -1,7 +1,8 @@
 """The harness's context building: the seed index, pinned facts, open questions, search, relation expansion, caps.
 
-Mirrors ``BaseAdapter`` of ``src/adapters/baseAdapter.ts`` (tenurehq/precisionMemBench) line by line; each
-function names the method it mirrors. Beliefs are the fixture's raw JSON objects, as the harness holds them.
+Mirrors ``BaseAdapter`` of ``src/adapters/baseAdapter.ts`` (tenurehq/precisionMemBench at commit 2209e60; the
+``L`` numbers below are lines of that file) line by line; each function names the method it mirrors. Beliefs are
+the fixture's raw JSON objects, as the harness holds them.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ def persona_prelude(user_id: str) -> str:
 def belief_to_text(belief: Belief, mode: BeliefToText) -> str:
     """``BaseAdapter.beliefToText``: canonical name, aliases, content and why-it-matters, joined by spaces.
 
-    Upstream oddity, mirrored: the adapter stores ``beliefToText`` from the config (``this.beliefToTextMode``)
-    but ``beliefToText()`` never reads it, so ``content`` sends the same text as ``canonical_name_aliases``.
+    Upstream oddity, mirrored: the adapter stores ``beliefToText`` from the config (``this.beliefToTextMode``,
+    L117) but ``beliefToText()`` (L395-404) never reads it, so ``content`` sends the same text as
+    ``canonical_name_aliases``.
     """
     del mode  # read and ignored, as upstream does
     parts = [belief.get("canonical_name"), *(belief.get("aliases") or []), belief.get("content")]
@@ -90,9 +92,9 @@ class SeedIndex:
     ) -> list[Belief]:
         """``expandRelationParticipants``: participants of returned relations, filtered by user and scope.
 
-        Upstream oddity, mirrored: ``excludeIds`` is not updated as participants are added, so two relations
-        sharing a participant add it twice; the report's ``[...new Set(ids)]`` removes the repeat later, but
-        the repeat still takes a place under the cap.
+        Upstream oddity, mirrored: ``excludeIds`` (L340) is not updated as participants are added (L338-352), so
+        two relations sharing a participant add it twice; the report's ``[...new Set(ids)]`` removes the repeat
+        later, but the repeat still takes a place under the cap.
         """
         out: list[Belief] = []
         for rel in found:
@@ -119,7 +121,7 @@ class Context:
 
 
 def _interleave(per_scope: list[list[Belief]], cap: int) -> list[Belief]:
-    """The rank-by-rank merge of per-scope results, without repeats, at most ``cap`` (baseAdapter.ts buildContext)."""
+    """The rank-by-rank merge of per-scope results, without repeats, at most ``cap`` (buildContext, L208-242)."""
     seen: set[str] = set()
     out: list[Belief] = []
     longest = max((len(r) for r in per_scope), default=0)
@@ -165,7 +167,8 @@ def build_context(
     expansions = (
         index.expand_relations(user_id, found, scope, pinned_ids | {str(f["_id"]) for f in found}) if found else []
     )
-    # Upstream oddity, mirrored: pinned facts are capped by maxBeliefs, not by maxPinnedFacts (which is unused).
+    # Upstream oddity, mirrored: pinned facts are capped by maxBeliefs (L266-267), not by maxPinnedFacts, which
+    # DEFAULT_BUDGET sets (L62) and nothing reads.
     capped_pinned = pinned[:max_beliefs]
     capped_relevant = [*found, *expansions][: max(0, max_beliefs - len(capped_pinned))]
     return Context(

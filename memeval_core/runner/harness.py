@@ -80,7 +80,8 @@ class Harness:
         return report
 
     def ingest(self, belief: Belief, what: str) -> None:
-        """``ingestBelief`` (session turns): index it, then ``/add`` it (without aliases, as upstream)."""
+        """``ingestBelief`` (session turns): index it, then ``/add`` it; upstream sends no ``aliases`` here
+        (universalSessionAdapter.ts at 63f19c1, L17-29), unlike seeding (baseAdapter.ts L145-150)."""
         self.index.add(belief)
         body = {
             "text": belief_to_text(belief, self.cfg.belief_to_text),
@@ -92,8 +93,9 @@ class Harness:
     def update_aliases(self, belief_id: str, add: list[str]) -> None:
         """``updateBeliefAliases``: trimmed, lower-cased aliases appended without repeats.
 
-        Upstream oddity, mirrored: only the harness's copy changes; nothing is sent to the wrapper (no
-        ``PUT /update`` even when ``supportsUpdate`` is set), so the new surface forms never reach the index.
+        Upstream oddity, mirrored: only the harness's copy changes (universalSessionAdapter.ts at 63f19c1,
+        L31-41); nothing is sent to the wrapper (no ``PUT /update`` even when ``supportsUpdate`` is set), so the
+        new surface forms never reach the index.
         """
         b = self.index.beliefs.get(belief_id)
         if b is None:
@@ -134,8 +136,9 @@ def _db_overhead(body: Any) -> float:
 def result_ids(body: Any, what: str, where: str) -> list[str]:
     """The ids of a ``/search`` answer: ``{results: [...]}`` or a bare list (as ``searchText`` accepts).
 
-    Upstream treats any other shape as no results and skips items without an id; memeval refuses them, since
-    a wrapper that answers so has a bug that would otherwise score as a system that found nothing.
+    Upstream treats any other shape as no results (baseAdapter.ts L308-312) and skips items without an id (L319);
+    memeval refuses them, since a wrapper that answers so has a bug that would otherwise score as a system that
+    found nothing. Unknown ids, which upstream drops (L323), are refused by the caller unless told otherwise.
     """
     items = body.get("results") if isinstance(body, dict) else body
     if not isinstance(items, list):
