@@ -43,10 +43,11 @@ def test_nothing_and_everything_bound_the_scores(tmp_path: Path) -> None:
 
 
 def test_replay_answers_the_recorded_ids_per_scope_too() -> None:
+    fx = fixture()  # skips without the shared data
     doc = json.loads((BASELINE_DIR / "retrieval-report-tenure.json").read_text())
-    r = Replay(doc, fixture())
+    r = Replay(doc, fx)
     case = next(c for c in doc["cases"] if c["caseId"] == "multi-scope-redis-both-surfaces")
-    query = next(c.query for c in fixture().cases if c.case_id == case["caseId"])
+    query = next(c.query for c in fx.cases if c.case_id == case["caseId"])
     whole = r.search({"query": query, "user_id": "test-user", "limit": 20, "scope": ["domain:code", "domain:writing"]})
     one = r.search({"query": query, "user_id": "test-user", "limit": 20, "scope": "domain:writing"})
     assert [x["id"] for x in whole] == [x["id"] for x in one] == case["relevantBeliefs"]
