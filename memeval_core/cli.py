@@ -1,4 +1,4 @@
-"""Command line: ``python -m memeval_core leaderboard|verify|sync|add|export|push``."""
+"""Command line: ``python -m memeval_core leaderboard|verify|sync|add|export|push|judge|run|wrapper``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from memeval_core import cli_judge, cli_publish, leaderboard
+from memeval_core import cli_judge, cli_publish, cli_run, leaderboard
 from memeval_core.catalogue import CatalogueError, default_catalogue, load_catalogue
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture
@@ -269,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_mapping)
     cli_publish.register(sub)
     cli_judge.register(sub)
+    cli_run.register(sub)
     return parser
 
 

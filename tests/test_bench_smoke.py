@@ -141,3 +141,12 @@ def test_bench_judge_quick(tmp_path: Path) -> None:
     assert d["latency_bound"]["peak_concurrency"] <= d["concurrency"]
     assert d["latency_bound"]["calls"] == d["latency_bound"]["standin_calls"] > 0
     assert d["cache_hits"]["per_second"] > 0
+
+
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"{SHARED_DATA} (the public benchmark data) is absent")
+def test_bench_runner_quick(tmp_path: Path) -> None:
+    doc = _run("bench_runner", tmp_path)
+    d = doc["details"]
+    assert d["target_ms"] == 2.0 and [r["suite"] for r in d["runs"]] == ["single", "session"]
+    assert all(len(r["overhead_ms_per_case"]) == r["repeats"] == 2 for r in d["runs"])
+    assert all(r["round_trip_ms_total"][0] > 0 for r in d["runs"])

@@ -158,6 +158,7 @@ def pmb_view(run: PmbRun, runs: Sequence[PmbRun], fixture: PmbFixture | None) ->
             ("SHA-256", ident.sha256),
             *upstream_rows,
             ("Provider", ident.provider),
+            *((f"Report provenance: {k}", v) for k, v in run.provenance),
             ("Run id", ident.run_id),
             ("Interval", INTERVAL_METHOD),
         ),

@@ -39,7 +39,7 @@ from memeval_core.pmb.models import (
     SingleTurnReport,
 )
 from memeval_core.pmb.rescore import aggregate_columns, columns, session_rows, single_turn_rows
-from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity, assign_display_names
+from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity, assign_display_names, provenance_pairs
 from memeval_core.pmb.verify import verify_columns, verify_ingestion, verify_summary
 
 Kind = Literal["single-turn-report", "session-report", "cases", "session-cases", "beliefs"]
@@ -348,6 +348,7 @@ def _scored(
         extra_fields=tuple(
             sorted((report.model_extra or {}).keys() | ({"provenance"} if report.provenance else set()))
         ),
+        provenance=provenance_pairs(report.provenance),
     )
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
@@ -58,6 +59,8 @@ class PmbRun:
     """Stated values that do not match the re-derived ones."""
     extra_fields: tuple[str, ...] = field(default=())
     """Top-level report fields memeval keeps but does not interpret (e.g. provenance)."""
+    provenance: tuple[tuple[str, str], ...] = field(default=())
+    """The report's own ``provenance`` object as (key, text) pairs: who made it, when, against what."""
 
     @classmethod
     def from_cases(
@@ -101,6 +104,16 @@ class PmbRun:
         if self.ingestion.per_belief:
             return sum(b.latency_ms for b in self.ingestion.per_belief)
         return self.ingestion.total_ms
+
+
+def provenance_pairs(doc: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
+    """A report's ``provenance`` object as (key, text) pairs, nested values as compact JSON."""
+    if not doc:
+        return ()
+    return tuple(
+        (str(k), v if isinstance(v, str) else json.dumps(v, sort_keys=True, separators=(",", ":")))
+        for k, v in doc.items()
+    )
 
 
 def file_variant(stem: str, provider: str) -> str:
