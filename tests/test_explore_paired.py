@@ -75,7 +75,10 @@ def test_category_order_labels_and_a_scope_without_values() -> None:
         paired_stats(table.iloc[:0], a="A", b="B", benchmark="s", terms=PMB_TERMS, seed=0)
 
 
-def test_many_pairs_are_each_pair_alone_and_holm_across_pairs() -> None:
+def test_many_pairs_are_each_pair_alone_and_holm_across_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memeval_core.stats.bootstrap as bootstrap
+
+    monkeypatch.setattr(bootstrap, "COUNT_FROM_ROWS", 2)  # the six pairs' 0/1 outcomes resampled through counts
     rng = np.random.default_rng(8)
     runs = rng.random((4, 50)) < np.array([[0.3], [0.5], [0.6], [0.9]])
     pairs = [(i, j) for i in range(4) for j in range(i + 1, 4)]

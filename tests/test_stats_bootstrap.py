@@ -115,10 +115,12 @@ def test_whole_number_rows_through_counts_equal_the_gathered_means(monkeypatch: 
     rng = np.random.default_rng(2)
     d = np.stack([rng.integers(-1, 2, 257).astype(float), rng.random(257), rng.integers(0, 2, 257).astype(float)])
     monkeypatch.setattr(bootstrap, "_BLOCK_VALUES", 257 * 11)
-    theta = bootstrap.replicates(d, seed=6, n_resamples=300)
     idx = np.random.default_rng(6).integers(0, 257, size=(300, 257), dtype=np.int64)
-    for row in range(3):
-        assert np.array_equal(theta[row], d[row][idx].mean(axis=-1))
+    for count_from in (1, 2, 3):  # both whole-number rows counted, then gathered like the other one
+        monkeypatch.setattr(bootstrap, "COUNT_FROM_ROWS", count_from)
+        theta = bootstrap.replicates(d, seed=6, n_resamples=300)
+        for row in range(3):
+            assert np.array_equal(theta[row], d[row][idx].mean(axis=-1))
 
 
 def test_many_pairs_report_each_as_alone() -> None:

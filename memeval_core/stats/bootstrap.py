@@ -34,6 +34,9 @@ from scipy.special import ndtr, ndtri
 
 _BLOCK_VALUES = 2**21
 """Resampled values held at once (16 MiB of indices)."""
+COUNT_FROM_ROWS = 16
+"""Whole-number rows from which :func:`replicates` resamples through counts: counting a block costs about as much
+as gathering ten rows (measured at 2,000 items: 0.09 s against 0.01 s a row per 2 M resampled values)."""
 
 BootstrapMethod = Literal["percentile", "bca"]
 METHOD_NAMES: dict[BootstrapMethod, str] = {
@@ -144,14 +147,17 @@ def replicates(d: npt.NDArray[np.float64], *, seed: int, n_resamples: int) -> np
 
     ``I`` is the index matrix of the module docstring, drawn once from ``default_rng(seed)`` for all rows, in
     blocks of rows to bound memory (consecutive draws from one generator give exactly the one-shot matrix's rows).
-    A row of whole numbers (0/1 outcomes and their differences) is resampled through the count matrix
-    ``C[r, i] = #{j : I[r, j] = i}``: ``theta* = d @ C.T / n``. Its sums are exact integers either way, so this
-    is bit for bit the gathered mean, at the cost of one matrix product for all such rows. Any other row is
-    gathered, ``d[I].mean(axis=-1)``, whose summation order the result depends on.
+    From :data:`COUNT_FROM_ROWS` rows of whole numbers (0/1 outcomes and their differences) on, those rows are
+    resampled through the count matrix ``C[r, i] = #{j : I[r, j] = i}``: ``theta* = d @ C.T / n``. Their sums
+    are exact integers either way, so this is bit for bit the gathered mean, at the cost of one matrix product
+    for all such rows. Any other row is gathered, ``d[I].mean(axis=-1)``, whose summation order the result
+    depends on.
     """
     k, n = d.shape
     theta_b = np.empty((k, n_resamples), dtype=np.float64)
     whole = _integer_rows(d)
+    if np.count_nonzero(whole) < COUNT_FROM_ROWS:
+        whole[:] = False
     counted, gathered = np.flatnonzero(whole), np.flatnonzero(~whole)
     rng = np.random.default_rng(seed)
     block = max(1, _BLOCK_VALUES // n)
