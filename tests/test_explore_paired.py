@@ -111,3 +111,14 @@ def test_many_pairs_are_each_pair_alone_and_holm_across_pairs(monkeypatch: pytes
     tests_only = compare_pairs(table, QA_TERMS)
     assert list(tests_only.columns) == ["pair", "n", "both_correct", "b", "c", "both_wrong", "mcnemar_p", "holm_p"]
     assert compare_pairs(table.iloc[:0], PMB_TERMS, seed=1).empty
+
+
+def test_a_table_without_values_has_outcome_statistics_only() -> None:
+    table = _table(5, 24).drop(columns=["a_value", "b_value"])
+    rep = paired_stats(table, a="A", b="B", benchmark="s", terms=PMB_TERMS, seed=2, n_resamples=300)
+    assert all(s.value is None and s.n_value == 0 for s in (rep.overall, *rep.categories))
+    assert rep.overall.outcome == paired_bootstrap(
+        table["a"].to_numpy(float), table["b"].to_numpy(float), seed=2, n_resamples=300,
+        statistic=PMB_TERMS.outcome_statistic,
+    )  # fmt: skip
+    assert stats_frame(rep)["precision_diff"].isna().all()

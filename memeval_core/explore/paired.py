@@ -2,8 +2,8 @@
 
 The input is a *paired outcome table* (:data:`TABLE_COLUMNS`), one row per item both runs have, in A's order:
 ``item`` (id), ``category`` (None: in the overall scope only), ``a`` and ``b`` (outcome: passed / correct),
-``a_value`` and ``b_value`` (a number per item, e.g. precision or score; NaN when absent). The adapters build it
-from their runs (:func:`memeval_core.explore.compare.outcome_table` for PMB,
+``a_value`` and ``b_value`` (optional: a number per item, e.g. precision or score; NaN when absent). The
+adapters build it from their runs (:func:`memeval_core.explore.compare.outcome_table` for PMB,
 :func:`memeval_core.explore.qa_compare.outcome_table` for QA); :class:`Terms` carries their words.
 
 Statistics (:func:`paired_stats`), overall and per category, each with its method named:
@@ -148,6 +148,13 @@ def _bools(table: pd.DataFrame, column: str) -> NDArray[np.bool_]:
     return table[column].to_numpy(dtype=bool)
 
 
+def _values(table: pd.DataFrame, column: str) -> NDArray[np.float64]:
+    """A value column as floats; all NaN when the table has none (no value to compare)."""
+    if column not in table:
+        return np.full(len(table), np.nan)
+    return table[column].to_numpy(dtype=np.float64)
+
+
 def _scope_stats(
     scopes: Sequence[tuple[str, str | None, NDArray[np.int64]]],
     table: pd.DataFrame,
@@ -160,17 +167,17 @@ def _scope_stats(
 ) -> list[ScopeStats]:
     """McNemar and both intervals of every scope (label, category, rows of ``table``); scopes share draws."""
     a, b = _bools(table, "a"), _bools(table, "b")
-    a_value = table["a_value"].to_numpy(dtype=np.float64)
-    b_value = table["b_value"].to_numpy(dtype=np.float64)
+    a_value, b_value = (_values(table, f"{side}_value") for side in "ab")
     both = ~np.isnan(a_value) & ~np.isnan(b_value)
     valued = [rows[both[rows]] for _, _, rows in scopes]
     samples = [(a[rows].astype(np.float64), b[rows].astype(np.float64)) for _, _, rows in scopes]
     samples += [(a_value[rows], b_value[rows]) for rows in valued if rows.size]
-    names = [terms.outcome_statistic] * len(scopes) + [terms.value_statistic] * sum(r.size > 0 for r in valued)
-    reports = iter(
-        paired_bootstraps(samples, seed=seed, n_resamples=n_resamples, alpha=alpha, method=method, statistics=names)
+    names = [terms.outcome_statistic] * len(scopes) + [terms.value_statistic] * (len(samples) - len(scopes))
+    reports = paired_bootstraps(
+        samples, seed=seed, n_resamples=n_resamples, alpha=alpha, method=method, statistics=names
     )
-    outcomes = [next(reports) for _ in scopes]
+    # The outcome intervals in scope order, then the value intervals of the scopes that have values.
+    outcomes, values = reports[: len(scopes)], iter(reports[len(scopes) :])
     return [
         ScopeStats(
             scope=label,
@@ -180,7 +187,7 @@ def _scope_stats(
             holm_p=None,
             outcome=outcome,
             n_value=vrows.size,
-            value=next(reports) if vrows.size else None,
+            value=next(values) if vrows.size else None,
         )
         for (label, category, rows), outcome, vrows in zip(scopes, outcomes, valued, strict=True)
     ]
