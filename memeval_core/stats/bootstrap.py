@@ -159,13 +159,14 @@ def replicates(d: npt.NDArray[np.float64], *, seed: int, n_resamples: int) -> np
     if np.count_nonzero(whole) < COUNT_FROM_ROWS:
         whole[:] = False
     counted, gathered = np.flatnonzero(whole), np.flatnonzero(~whole)
+    d_counted = d[counted]
     rng = np.random.default_rng(seed)
     block = max(1, _BLOCK_VALUES // n)
     for start in range(0, n_resamples, block):
         stop = min(start + block, n_resamples)
         idx = rng.integers(0, n, size=(stop - start, n), dtype=np.int64)
         if counted.size:
-            theta_b[counted, start:stop] = (d[counted] @ resample_counts(idx, n).T) / n
+            theta_b[counted, start:stop] = (d_counted @ resample_counts(idx, n).T) / n
         for row in gathered:
             theta_b[row, start:stop] = d[row][idx].mean(axis=-1)
     return theta_b
