@@ -298,6 +298,17 @@ def stats_frame(report: PairedReport) -> pd.DataFrame:
     return frame
 
 
+def _pair_blocks(pair: NDArray[Any]) -> tuple[pd.Index, slice | NDArray[np.intp], NDArray[np.intp]]:
+    """The pairs in order of first appearance, the row order that puts each pair's rows together, and the
+    positions where one pair's rows end and the next one's start (for :func:`numpy.split`)."""
+    starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
+    labels = pd.Index(pair[starts])
+    if labels.is_unique:  # every pair's rows stand together already (the usual layout): nothing to reorder
+        return labels, slice(None), starts[1:]
+    codes, firsts = pd.factorize(pair, sort=False)
+    return pd.Index(firsts), np.argsort(codes, kind="stable"), np.cumsum(np.bincount(codes))[:-1]
+
+
 def compare_pairs(
     table: pd.DataFrame,
     terms: Terms,
@@ -320,9 +331,7 @@ def compare_pairs(
         columns += [f"{terms.outcome}_{c}" for c in ("diff", "ci_low", "ci_high", "tied", "se")]
     if table.empty:
         return pd.DataFrame([], columns=columns)
-    codes, pairs = pd.factorize(table["pair"], sort=False)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.cumsum(np.bincount(codes, minlength=len(pairs)))[:-1]
+    pairs, order, bounds = _pair_blocks(table["pair"].to_numpy())
     a = np.split(_bools(table, "a")[order], bounds)
     b = np.split(_bools(table, "b")[order], bounds)
     tests = [mcnemar_exact(x, y, alpha=alpha) for x, y in zip(a, b, strict=True)]
