@@ -1,7 +1,8 @@
 """Compare two runs: the verdict first (who is better, by how much, is it real), then the evidence.
 
 PMB suites (pmb-single-turn, pmb-session) pair cases; QA benchmarks (LoCoMo, LongMemEval, ...) pair
-questions by id and test per-question correctness (:mod:`memeval_core.explore.qa_compare`).
+questions by id and test per-question correctness (:mod:`memeval_core.explore.qa_compare`); both go through
+one paired comparison (:mod:`memeval_core.explore.paired`).
 
 URL state: ``?benchmark=`` (a PMB suite or a QA benchmark), ``?a=`` and ``?b=`` (display name, run
 id or, for PMB, provider; default the leader and the runner-up), ``?seed=``, ``?resamples=``,
@@ -20,33 +21,27 @@ import streamlit as st
 
 from memeval_core import labels
 from memeval_core.explore import case_view as cv
-from memeval_core.explore.compare import (
-    ComparisonReport,
+from memeval_core.explore.compare import PMB_TERMS, case_detail, compare_stats, paired_frame, win_tie_loss
+from memeval_core.explore.paired import (
+    PairedReport,
     PairFilter,
     Verdict,
-    case_detail,
-    compare_stats,
     filter_pairs,
     interval_text,
     p_text,
-    paired_frame,
     stats_frame,
     verdict,
     verdict_sentence,
-    win_tie_loss,
     with_intervals,
 )
 from memeval_core.explore.qa_compare import (
-    QaComparisonReport,
+    QA_TERMS,
     QaSide,
     check_pairable,
     default_pair,
-    filter_questions,
     qa_compare_stats,
     qa_paired_frame,
     qa_question_detail,
-    qa_stats_frame,
-    qa_verdict,
 )
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, PmbRun
@@ -161,7 +156,7 @@ def cached_stats(
     seed: int,
     n_resamples: int,
     method: BootstrapMethod,
-) -> ComparisonReport:
+) -> PairedReport:
     """:func:`compare_stats` of A against B; cached on the run ids (which hash the report files) and parameters."""
     del run_ids  # only part of the cache key
     order = _fixture.category_order if _fixture is not None else ()
@@ -201,10 +196,10 @@ def settings_box() -> Any:
     )
 
 
-def methods_caption(test: str, report: ComparisonReport | QaComparisonReport, extra: str = "") -> None:
+def methods_caption(report: PairedReport, extra: str = "") -> None:
     """The methods and parameters behind every number on the page."""
     st.caption(
-        f"Methods: {ui.md_escape(test)}. Intervals: {ui.md_escape(report.interval_method)}, "
+        f"Methods: {ui.md_escape(report.test)}. Intervals: {ui.md_escape(report.interval_method)}, "
         f"{1 - report.alpha:.0%} confidence, seed {report.seed}, {report.n_resamples:,} resamples (numpy default_rng). "
         f"Categories: {ui.md_escape(report.multiple_testing)}. Statistically tied = the interval includes zero.{extra}"
     )
@@ -225,14 +220,14 @@ def pmb_statistics(a: PmbRun, b: PmbRun, fixture: PmbFixture | None, slot: Any) 
     with slot:
         verdict_section(verdict(report))
     with box:
-        methods_caption(report.pass_test, report)
+        methods_caption(report)
     s = report.overall
-    if s.precision is None:
+    if s.value is None:
         st.markdown("**Mean precision, A − B:** no case where both have a precision, so no interval.")
     else:
         st.markdown(
-            f"**Mean precision, A − B** ({s.n_precision} cases where both have a precision): "
-            f"{interval(s.precision)}: {tied_text(s.precision)}. Pass rate: {tied_text(s.pass_rate)}."
+            f"**Mean precision, A − B** ({s.n_value} cases where both have a precision): "
+            f"{interval(s.value)}: {tied_text(s.value)}. Pass rate: {tied_text(s.outcome)}."
         )
     category_table(stats_frame(report), a.identity.display_name, b.identity.display_name)
 
@@ -321,7 +316,7 @@ def cases_section(a: PmbRun, b: PmbRun, pairs: pd.DataFrame, keys: list[str]) ->
     """The paired case table with outcome filter and text search; a selected row opens its case."""
     st.subheader("Cases both ran")
     which, text = outcome_filter("e.g. alias", "Search case id or description")
-    shown = filter_pairs(pairs, which, text)
+    shown = filter_pairs(pairs, PMB_TERMS, which, text)
     counts = pairs["outcome"].value_counts()
     st.caption(
         f"{len(shown):,} of {len(pairs):,} paired cases shown. "
@@ -457,7 +452,7 @@ def qa_benchmarks(runs: tuple[LoadedRun, ...]) -> list[str]:
 @st.cache_data(show_spinner="Resampling…", max_entries=64)
 def cached_qa_stats(
     _a: LoadedRun, _b: LoadedRun, run_ids: tuple[str, str], seed: int, n_resamples: int, method: BootstrapMethod
-) -> QaComparisonReport:
+) -> PairedReport:
     """:func:`qa_compare_stats` of A against B; cached on the run ids (which hash the source files) and parameters."""
     del run_ids  # only part of the cache key
     return qa_compare_stats(_a, _b, seed=seed, n_resamples=n_resamples, alpha=ALPHA, method=method)
@@ -475,20 +470,21 @@ def qa_statistics(a: LoadedRun, b: LoadedRun, slot: Any) -> None:
         else ""
     )
     with slot:
-        verdict_section(qa_verdict(report))
+        verdict_section(verdict(report))
         if unpaired:
             st.caption(unpaired.strip())
     with box:
         methods_caption(
-            report.correct_test, report, " Correct = mean rescaled verdict score ≥ 0.6 (0-5 rubric / 5); a question "
+            report, " Correct = mean rescaled verdict score ≥ 0.6 (0-5 rubric / 5); a question "
             "without an answer, with an error or not judged scores 0 and counts as wrong." + unpaired,
         )  # fmt: skip
     s = report.overall
-    st.markdown(
-        f"**Mean score, A − B** (the leaderboard's accuracy): {interval(s.score)}: {tied_text(s.score)}. "
-        f"Share correct: {tied_text(s.accuracy)}."
-    )
-    df = qa_stats_frame(report)
+    if s.value is not None:  # every scored question has a score
+        st.markdown(
+            f"**Mean score, A − B** (the leaderboard's accuracy): {interval(s.value)}: {tied_text(s.value)}. "
+            f"Share correct: {tied_text(s.outcome)}."
+        )
+    df = stats_frame(report)
     st.subheader("By category")
     st.caption("All paired questions first, then each category. Holm p adjusts for testing every category.")
     shown = with_intervals(df, ("accuracy", "score")).drop(columns="category")
@@ -502,7 +498,7 @@ def qa_questions_section(a: LoadedRun, b: LoadedRun, pairs: pd.DataFrame) -> Non
     """The paired question table with outcome filter and text search; a selected row opens its question."""
     st.subheader("Questions both scored")
     which, text = outcome_filter("e.g. conv-26", "Search question id or question")
-    shown = filter_questions(pairs, which, text).reset_index(drop=True)
+    shown = filter_pairs(pairs, QA_TERMS, which, text).reset_index(drop=True)
     counts = pairs["outcome"].value_counts()
     st.caption(
         f"{len(shown):,} of {len(pairs):,} paired questions shown. "

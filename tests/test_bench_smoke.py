@@ -57,7 +57,7 @@ def test_bench_stats_quick(tmp_path: Path) -> None:
     assert d["pairs"] == d["runs"] * (d["runs"] - 1) // 2
     # Same seed, same indices: the intervals and p-values agree with scipy's to rounding.
     assert max(d["max_abs_difference_vs_scipy"].values()) < 1e-9
-    assert next(r["method"] for r in doc["rows"]).startswith("memeval all_pairs")
+    assert next(r["method"] for r in doc["rows"]).startswith("memeval compare_pairs")
 
 
 def test_bench_metrics_quick(tmp_path: Path) -> None:

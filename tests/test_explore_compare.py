@@ -11,16 +11,20 @@ import pytest
 from scipy import stats
 
 from memeval_core.explore.compare import (
+    PMB_TERMS,
     case_detail,
     compare_stats,
-    filter_pairs,
-    interval_text,
+    outcome_table,
     paired_cases,
     paired_frame,
+    win_tie_loss,
+)
+from memeval_core.explore.paired import (
+    filter_pairs,
+    interval_text,
     stats_frame,
     verdict,
     verdict_sentence,
-    win_tie_loss,
     with_intervals,
 )
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
@@ -87,21 +91,21 @@ def test_tenure_vs_mem0_tenure_wins_every_discordant_case(pmb: PmbLoad) -> None:
     m = rep.overall.mcnemar
     assert (m.n, m.both_passed, m.b, m.c, m.both_failed) == (77, 9, 68, 0, 0)
     assert m.p_value == 2.0**-67
-    assert rep.overall.pass_rate.estimate == pytest.approx(68 / 77)
+    assert rep.overall.outcome.estimate == pytest.approx(68 / 77)
     # Same resampling as scipy on the paired differences, hence the same interval.
     diff = np.array(
         [float(a.passed) - float(b.passed) for a, b in zip(runs["tenure"].cases, runs["mem0"].cases, strict=True)]
     )
     ref = stats.bootstrap((diff,), np.mean, n_resamples=10_000, method="percentile", rng=np.random.default_rng(SEED))
-    assert rep.overall.pass_rate.ci_low == ref.confidence_interval.low
-    assert rep.overall.pass_rate.ci_high == ref.confidence_interval.high
-    assert (round(rep.overall.pass_rate.ci_low, 4), round(rep.overall.pass_rate.ci_high, 4)) == (0.8052, 0.9481)
-    assert not rep.overall.pass_rate.statistically_tied
+    assert rep.overall.outcome.ci_low == ref.confidence_interval.low
+    assert rep.overall.outcome.ci_high == ref.confidence_interval.high
+    assert (round(rep.overall.outcome.ci_low, 4), round(rep.overall.outcome.ci_high, 4)) == (0.8052, 0.9481)
+    assert not rep.overall.outcome.statistically_tied
     # Precision pairs: the 43 cases with a non-empty gold set (tenure returns nothing when nothing is wanted).
-    assert rep.overall.n_precision == 43
-    assert rep.overall.precision is not None
-    assert rep.overall.precision.estimate == pytest.approx(0.9104, abs=1e-4)
-    assert rep.overall.precision.ci_low > 0.85
+    assert rep.overall.n_value == 43
+    assert rep.overall.value is not None
+    assert rep.overall.value.estimate == pytest.approx(0.9104, abs=1e-4)
+    assert rep.overall.value.ci_low > 0.85
     assert [c.scope for c in rep.categories][:3] == [
         "Alias resolution",
         "Scope disambiguation",
@@ -120,15 +124,15 @@ def test_mem0_vs_a_mem_identical_verdicts(pmb: PmbLoad) -> None:
     m = rep.overall.mcnemar
     # Same 9 cases passed, same 68 failed: no discordant pair at all.
     assert (m.both_passed, m.b, m.c, m.both_failed, m.p_value) == (9, 0, 0, 68, 1.0)
-    assert (rep.overall.pass_rate.ci_low, rep.overall.pass_rate.ci_high) == (0.0, 0.0)
-    assert rep.overall.pass_rate.statistically_tied
+    assert (rep.overall.outcome.ci_low, rep.overall.outcome.ci_high) == (0.0, 0.0)
+    assert rep.overall.outcome.statistically_tied
     assert all(c.holm_p == 1.0 for c in rep.categories)
     # Precision differs by well under a percentage point, with an interval just above zero.
-    p = rep.overall.precision
-    assert p is not None and rep.overall.n_precision == 69
+    p = rep.overall.value
+    assert p is not None and rep.overall.n_value == 69
     assert p.estimate == pytest.approx(0.000622, abs=1e-6)
     assert 0 < p.ci_low < p.ci_high < 0.002
-    frame = filter_pairs(paired_frame(runs["mem0"], runs["a-mem"]), "differences")
+    frame = filter_pairs(paired_frame(runs["mem0"], runs["a-mem"]), PMB_TERMS, "differences")
     assert frame.empty
 
 
@@ -142,32 +146,34 @@ def test_paired_frame_and_filters(pmb: PmbLoad) -> None:
         "both passed": 16,
         "B wins": 5,
     }
-    assert len(filter_pairs(frame, "differences")) == 23
-    assert len(filter_pairs(frame, "a_wins")) == 18
-    assert filter_pairs(frame, "b_wins")["case_id"].tolist() == [
+    assert len(filter_pairs(frame, PMB_TERMS, "differences")) == 23
+    assert len(filter_pairs(frame, PMB_TERMS, "a_wins")) == 18
+    assert filter_pairs(frame, PMB_TERMS, "b_wins")["case_id"].tolist() == [
         "happy-alias-match-kubernetes",
         "conflict-scope-disambiguation-redis-writing",
         "questions-pinned-active-only",
         "messy-compound-surfaces-two-beliefs",
         "multi-scope-code-writing-dedup-no-double-surface",
     ]
-    assert len(filter_pairs(frame, "both_fail")) == 38
-    redis = filter_pairs(frame, "all", "  REDIS ")
+    assert len(filter_pairs(frame, PMB_TERMS, "both_fail")) == 38
+    redis = filter_pairs(frame, PMB_TERMS, "all", "  REDIS ")
     assert len(redis) == 6
     # Matched by description only: the case id does not say redis.
     assert "relation-type-expands-participants" in redis["case_id"].tolist()
-    assert filter_pairs(frame, "b_wins", "redis")["case_id"].tolist() == ["conflict-scope-disambiguation-redis-writing"]
+    assert filter_pairs(frame, PMB_TERMS, "b_wins", "redis")["case_id"].tolist() == [
+        "conflict-scope-disambiguation-redis-writing"
+    ]
     assert frame["turn_index"].isna().all()
     with pytest.raises(ValueError, match="filter"):
-        filter_pairs(frame, "ties")  # type: ignore[arg-type]
+        filter_pairs(frame, PMB_TERMS, "ties")  # type: ignore[arg-type]
 
 
 def test_text_search_is_literal() -> None:
     a = _run("a", [_case("x.1", True, None, desc="a (b"), _case("x21", False, None)])
     b = _run("b", [_case("x.1", True, None), _case("x21", True, None)])
     frame = paired_frame(a, b)
-    assert filter_pairs(frame, "all", "x.1")["case_id"].tolist() == ["x.1"]
-    assert filter_pairs(frame, "all", "(b")["case_id"].tolist() == ["x.1"]
+    assert filter_pairs(frame, PMB_TERMS, "all", "x.1")["case_id"].tolist() == ["x.1"]
+    assert filter_pairs(frame, PMB_TERMS, "all", "(b")["case_id"].tolist() == ["x.1"]
 
 
 def test_pairs_only_cases_both_ran_and_null_precision_left_out() -> None:
@@ -182,8 +188,8 @@ def test_pairs_only_cases_both_ran_and_null_precision_left_out() -> None:
     assert rep.overall.n == 3
     assert (rep.overall.mcnemar.b, rep.overall.mcnemar.c) == (2, 1)
     # c2 has a null precision on A's side: only c1 and c3 pair, differences 0.75 and 0.5.
-    assert rep.overall.n_precision == 2
-    assert rep.overall.precision is not None and rep.overall.precision.estimate == pytest.approx(0.625)
+    assert rep.overall.n_value == 2
+    assert rep.overall.value is not None and rep.overall.value.estimate == pytest.approx(0.625)
     assert [c.scope for c in rep.categories] == ["C2", "C1"]
     # Two categories: p(C2: b=0, c=1) = 1, p(C1: b=2, c=0) = 0.5 -> Holm 1.0 and 1.0.
     assert [c.holm_p for c in rep.categories] == [1.0, 1.0]
@@ -196,7 +202,7 @@ def test_category_without_precision_pairs_has_none() -> None:
     a = _run("a", [_case("c1", True, None), _case("c2", False, None)])
     b = _run("b", [_case("c1", False, None), _case("c2", False, None)])
     rep = compare_stats(a, b, seed=0, n_resamples=100)
-    assert rep.overall.precision is None and rep.overall.n_precision == 0
+    assert rep.overall.value is None and rep.overall.n_value == 0
     assert stats_frame(rep)["precision_tied"].isna().all()
 
 
@@ -353,3 +359,15 @@ def test_intervals_as_text(pmb: PmbLoad) -> None:
     assert cols[cols.index("precision_diff") + 1] == "precision_interval"
     assert shown["pass_rate_interval"].iloc[0] == "+80.5 to +94.8 pp"
     assert list(frame.columns) == [c for c in cols if not c.endswith("_interval")]  # the input is untouched
+
+
+def test_outcome_table_holds_the_paired_frame_numbers(pmb: PmbLoad) -> None:
+    runs = _single(pmb)
+    frame = paired_frame(runs["gbrain"], runs["supermemory"])
+    table = outcome_table(runs["gbrain"], runs["supermemory"])
+    assert list(table.columns) == ["item", "category", "a", "b", "a_value", "b_value"]
+    assert table["item"].is_unique and len(table) == len(frame) == 77
+    assert table["category"].tolist() == frame["category"].tolist()
+    assert (table["a"].tolist(), table["b"].tolist()) == (frame["a_passed"].tolist(), frame["b_passed"].tolist())
+    pd.testing.assert_series_equal(table["a_value"], frame["a_precision"], check_names=False)
+    pd.testing.assert_series_equal(table["b_value"], frame["b_precision"], check_names=False)

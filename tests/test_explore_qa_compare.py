@@ -9,17 +9,15 @@ import pytest
 from _data import SHARED_DATA, require
 from scipy.stats import binomtest
 
-from memeval_core.explore.compare import verdict_sentence
+from memeval_core.explore.paired import PairedReport, filter_pairs, stats_frame, verdict, verdict_sentence
 from memeval_core.explore.qa_compare import (
-    QaComparisonReport,
+    QA_TERMS,
     check_pairable,
     default_pair,
-    filter_questions,
+    outcome_table,
     qa_compare_stats,
     qa_paired_frame,
     qa_question_detail,
-    qa_stats_frame,
-    qa_verdict,
     unpaired_counts,
 )
 from memeval_core.qa.ingest import LoadedRun, load_qa
@@ -124,15 +122,15 @@ def test_paired_frame_in_a_order_with_failures_counted(pair: tuple[LoadedRun, Lo
 
 def test_filters_match_the_pmb_compare(pair: tuple[LoadedRun, LoadedRun]) -> None:
     df = qa_paired_frame(*pair)
-    assert list(filter_questions(df, "differences")["question_id"]) == ["q2", "q3", "q4"]
-    assert list(filter_questions(df, "a_wins")["question_id"]) == ["q2", "q3"]
-    assert list(filter_questions(df, "b_wins")["question_id"]) == ["q4"]
-    assert list(filter_questions(df, "both_fail")["question_id"]) == ["q5"]
-    assert list(filter_questions(df, "all", "Q6")["question_id"]) == ["q6"]
-    assert list(filter_questions(df, "a_wins", "question q3")["question_id"]) == ["q3"]
-    assert list(filter_questions(df, "all")) == list(df.columns)
+    assert list(filter_pairs(df, QA_TERMS, "differences")["question_id"]) == ["q2", "q3", "q4"]
+    assert list(filter_pairs(df, QA_TERMS, "a_wins")["question_id"]) == ["q2", "q3"]
+    assert list(filter_pairs(df, QA_TERMS, "b_wins")["question_id"]) == ["q4"]
+    assert list(filter_pairs(df, QA_TERMS, "both_fail")["question_id"]) == ["q5"]
+    assert list(filter_pairs(df, QA_TERMS, "all", "Q6")["question_id"]) == ["q6"]
+    assert list(filter_pairs(df, QA_TERMS, "a_wins", "question q3")["question_id"]) == ["q3"]
+    assert list(filter_pairs(df, QA_TERMS, "all")) == list(df.columns)
     with pytest.raises(ValueError, match="filter must be one of"):
-        filter_questions(df, "nope")  # type: ignore[arg-type]
+        filter_pairs(df, QA_TERMS, "nope")  # type: ignore[arg-type]
 
 
 def test_statistics_by_hand(pair: tuple[LoadedRun, LoadedRun]) -> None:
@@ -143,21 +141,21 @@ def test_statistics_by_hand(pair: tuple[LoadedRun, LoadedRun]) -> None:
     # min(b, c) = 1 of 3 discordant: p = 2 * (1 + 3) / 8 = 1.
     assert m.p_value == 1.0
     assert (rep.only_a, rep.only_b) == (1, 1)
-    assert rep.overall.accuracy.estimate == pytest.approx((4 - 3) / 6)
-    assert rep.overall.score.estimate == pytest.approx((4.2 - 3.0) / 6)
+    assert rep.overall.outcome.estimate == pytest.approx((4 - 3) / 6)
+    assert rep.overall.value.estimate == pytest.approx((4.2 - 3.0) / 6)
     # Same draw as paired_bootstrap on the same arrays.
     ref = paired_bootstrap([1, 1, 1, 0, 0.4, 0.8], [1, 0, 0, 1, 0, 1], seed=SEED, n_resamples=2000)
-    assert (rep.overall.score.ci_low, rep.overall.score.ci_high) == (ref.ci_low, ref.ci_high)
+    assert (rep.overall.value.ci_low, rep.overall.value.ci_high) == (ref.ci_low, ref.ci_high)
     cat1, cat2 = rep.categories
     assert (cat1.scope, cat1.category, cat1.n, cat1.mcnemar.b, cat1.mcnemar.c) == ("1 multi_hop", "1", 3, 2, 0)
     assert cat1.mcnemar.p_value == 0.5  # 2 * 1/4
     # Category 1: A - B = 1, 0, 0 correct... differences 0, 1, 1 -> estimate 2/3.
-    assert cat1.accuracy.estimate == pytest.approx(2 / 3)
+    assert cat1.outcome.estimate == pytest.approx(2 / 3)
     assert (cat2.scope, cat2.mcnemar.b, cat2.mcnemar.c, cat2.mcnemar.p_value) == ("2 temporal", 0, 1, 1.0)
     # Holm over (0.5, 1.0): 2 * 0.5 = 1, max(1, 1 * 1) = 1.
     assert (cat1.holm_p, cat2.holm_p) == (1.0, 1.0)
     assert rep.overall.holm_p is None
-    frame = qa_stats_frame(rep)
+    frame = stats_frame(rep)
     assert list(frame["scope"]) == ["all questions", "1 multi_hop", "2 temporal"]
     assert list(frame[["b", "c", "both_correct", "both_wrong"]].iloc[0]) == [2, 1, 2, 1]
     assert frame["accuracy_tied"].iloc[0]
@@ -168,8 +166,8 @@ def test_constant_difference_gives_a_point_interval_not_tied() -> None:
     b = loaded("B", [q(f"q{i}", "1", 0) for i in range(5)])
     rep = qa_compare_stats(a, b, seed=1, n_resamples=100, method="bca")
     s = rep.overall
-    assert (s.accuracy.ci_low, s.accuracy.ci_high) == (1.0, 1.0)
-    assert not s.accuracy.statistically_tied and not s.score.statistically_tied
+    assert (s.outcome.ci_low, s.outcome.ci_high) == (1.0, 1.0)
+    assert not s.outcome.statistically_tied and s.value is not None and not s.value.statistically_tied
     assert s.mcnemar.p_value == 2 / 32
     assert "BCa" in rep.interval_method and rep.seed == 1 and rep.n_resamples == 100
 
@@ -219,7 +217,7 @@ def real_runs() -> dict[str, LoadedRun]:
     return {f"{r.run.run.benchmark}|{r.display_name}": r for r in load_qa(SHARED_DATA).runs}
 
 
-def real_report(runs: dict[str, LoadedRun], a: str, b: str) -> tuple[QaComparisonReport, tuple[int, ...]]:
+def real_report(runs: dict[str, LoadedRun], a: str, b: str) -> tuple[PairedReport, tuple[int, ...]]:
     """A against B at the page's defaults, and the overall ``(n, both correct, b, c, both wrong)``."""
     rep = qa_compare_stats(runs[a], runs[b], seed=SEED, n_resamples=10_000)
     m = rep.overall.mcnemar
@@ -235,18 +233,18 @@ def test_memobase_0710_vs_0503(real_runs: dict[str, LoadedRun]) -> None:
     assert counts == (1540, 961, 206, 131, 242)
     assert m.p_value == pytest.approx(binomtest(131, 337, 0.5).pvalue, rel=1e-9)
     assert f"{m.p_value:.3g}" == "5.2e-05"
-    acc = rep.overall.accuracy
+    acc = rep.overall.outcome
     assert acc.estimate == pytest.approx(75 / 1540)
     assert (round(acc.ci_low, 4), round(acc.ci_high, 4)) == (0.0253, 0.0721)
     assert not acc.statistically_tied
-    frame = qa_stats_frame(rep)
+    frame = stats_frame(rep)
     assert list(frame["scope"]) == ["all questions", "1 multi_hop", "2 temporal", "3 open_domain", "4 single_hop"]
     assert list(frame["n"]) == [1540, 282, 321, 96, 841]
     open_domain = frame[frame["category"] == "3"].iloc[0]
     assert (open_domain["b"], open_domain["c"], bool(open_domain["accuracy_tied"])) == (6, 11, True)
     single_hop = frame[frame["category"] == "4"].iloc[0]
     assert single_hop["holm_p"] == pytest.approx(4 * binomtest(72, 189, 0.5).pvalue)
-    v = qa_verdict(rep)
+    v = verdict(rep)
     assert (v.a_count, v.b_count, v.real) == (1167, 1092, True)
     assert verdict_sentence(v) == (
         "memobase (memobase_eval_0710_3000) answers 1,167 of 1,540 questions correctly, "
@@ -261,7 +259,7 @@ def test_longmemeval_s_cognitive_memory_vs_naive_rag_is_tied(real_runs: dict[str
     assert counts == (500, 292, 71, 58, 79)
     assert m.p_value == pytest.approx(binomtest(58, 129, 0.5).pvalue, rel=1e-9)
     assert not m.significant
-    s = rep.overall.score
+    s = rep.overall.value
     assert s.estimate == pytest.approx(0.026)
     assert (round(s.ci_low, 4), round(s.ci_high, 4)) == (-0.02, 0.07)
     assert s.statistically_tied
@@ -269,8 +267,8 @@ def test_longmemeval_s_cognitive_memory_vs_naive_rag_is_tied(real_runs: dict[str
     assert (ssa.n, ssa.mcnemar.b, ssa.mcnemar.c) == (56, 1, 13)
     assert ssa.mcnemar.p_value == 2 * (1 + 14) / 2**14  # C(14,0) + C(14,1)
     assert ssa.holm_p == pytest.approx(5 * ssa.mcnemar.p_value)
-    assert not ssa.accuracy.statistically_tied
-    v = qa_verdict(rep)
+    assert not ssa.outcome.statistically_tied
+    v = verdict(rep)
     assert v.leader == "cognitive_memory" and not v.real
     assert verdict_sentence(v).endswith("McNemar p = 0.291 — not a real difference.")
 
@@ -279,3 +277,16 @@ def test_real_runs_differing_in_category_5_are_refused(real_runs: dict[str, Load
     with pytest.raises(ValueError, match="category 5"):
         qa_paired_frame(real_runs["locomo|supermemory"], real_runs["locomo|zep"])
     assert np.isclose(real_runs["locomo|zep"].score.accuracy or 0, 1208 / 1540)
+
+
+def test_outcome_table_holds_the_paired_frame_numbers(pair: tuple[LoadedRun, LoadedRun]) -> None:
+    frame = qa_paired_frame(*pair)
+    table = outcome_table(*pair)
+    assert list(table.columns) == ["item", "category", "a", "b", "a_value", "b_value"]
+    assert table["item"].tolist() == frame["question_id"].tolist()
+    assert table["category"].tolist() == frame["category"].tolist()
+    assert (table["a"].tolist(), table["b"].tolist()) == (frame["a_correct"].tolist(), frame["b_correct"].tolist())
+    assert (table["a_value"].tolist(), table["b_value"].tolist()) == (
+        frame["a_score"].tolist(),
+        frame["b_score"].tolist(),
+    )

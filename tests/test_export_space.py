@@ -159,4 +159,7 @@ def test_dataset_card_has_one_config_per_benchmark() -> None:
     card = space.dataset_card(board_with(["tenure"]), "me/board", space.SpaceOptions())
     meta = front_matter(card)
     assert meta["configs"] == [{"config_name": "pmb-single-turn", "data_files": "data/pmb-single-turn.parquet"}]
+    # The export's details folder carries the same card with the files beside it.
+    here = front_matter(space.dataset_card(board_with(["tenure"]), None, space.SpaceOptions(), data_dir=""))
+    assert here["configs"] == [{"config_name": "pmb-single-turn", "data_files": "pmb-single-turn.parquet"}]
     assert "`me/board`" in card

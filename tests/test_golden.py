@@ -60,8 +60,9 @@ def _frame_rows(frame: Any) -> Any:
 
 
 def compare_part() -> Any:
-    from memeval_core.explore.compare import compare_stats, stats_frame
-    from memeval_core.explore.qa_compare import check_pairable, qa_compare_stats, qa_stats_frame
+    from memeval_core.explore.compare import compare_stats
+    from memeval_core.explore.paired import stats_frame
+    from memeval_core.explore.qa_compare import check_pairable, qa_compare_stats
     from memeval_core.results import load_all_results
 
     pmb, qa = load_all_results(SHARED_DATA, SHARED_DATA, cache_dir=None)
@@ -80,7 +81,7 @@ def compare_part() -> Any:
                 report_qa = qa_compare_stats(a, b, seed=SEED, n_resamples=RESAMPLES)
             except ValueError:
                 continue
-            out[f"qa {a.run_id} | {b.run_id}"] = _frame_rows(qa_stats_frame(report_qa))
+            out[f"qa {a.run_id} | {b.run_id}"] = _frame_rows(stats_frame(report_qa))
     return out
 
 

@@ -100,3 +100,36 @@ def test_drawing_in_blocks_gives_the_one_shot_result(method: str, monkeypatch: p
     one_shot = bootstrap.paired_bootstrap(a, b, seed=9, n_resamples=2_001, method=method)  # type: ignore[arg-type]
     monkeypatch.setattr(bootstrap, "_BLOCK_VALUES", 301 * 7)  # blocks of 7 rows, the last one shorter
     assert bootstrap.paired_bootstrap(a, b, seed=9, n_resamples=2_001, method=method) == one_shot  # type: ignore[arg-type]
+
+
+def test_resample_counts_count_every_index() -> None:
+    from memeval_core.stats.bootstrap import resample_counts
+
+    idx = np.array([[0, 0, 2], [1, 2, 2]], dtype=np.int64)
+    assert resample_counts(idx, 3).tolist() == [[2.0, 0.0, 1.0], [0.0, 1.0, 2.0]]
+
+
+def test_whole_number_rows_through_counts_equal_the_gathered_means(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memeval_core.stats.bootstrap as bootstrap
+
+    rng = np.random.default_rng(2)
+    d = np.stack([rng.integers(-1, 2, 257).astype(float), rng.random(257), rng.integers(0, 2, 257).astype(float)])
+    monkeypatch.setattr(bootstrap, "_BLOCK_VALUES", 257 * 11)
+    idx = np.random.default_rng(6).integers(0, 257, size=(300, 257), dtype=np.int64)
+    for count_from in (1, 2, 3):  # both whole-number rows counted, then gathered like the other one
+        monkeypatch.setattr(bootstrap, "COUNT_FROM_ROWS", count_from)
+        theta = bootstrap.replicates(d, seed=6, n_resamples=300)
+        for row in range(3):
+            assert np.array_equal(theta[row], d[row][idx].mean(axis=-1))
+
+
+def test_many_pairs_report_each_as_alone() -> None:
+    from memeval_core.stats.bootstrap import paired_bootstraps
+
+    a, b = _data(3, 40)
+    pairs = [(a, b), (a[:20], b[:20]), (np.round(a), np.round(b)), (b, a)]
+    many = paired_bootstraps(pairs, seed=5, n_resamples=700, method="bca", statistics=["w", "x", "y", "z"])
+    for (x, y), got, name in zip(pairs, many, "wxyz", strict=True):
+        assert got == paired_bootstrap(x, y, seed=5, n_resamples=700, method="bca", statistic=name)
+    with pytest.raises(ValueError, match="statistic names"):
+        paired_bootstraps(pairs, seed=5, statistics=["one"])

@@ -9,16 +9,10 @@ wrong and stay paired.
 Per question (:mod:`memeval_core.qa.scoring`): ``score`` = mean rescaled verdict score in [0, 1];
 ``correct`` = ``score >= 0.6``.
 
-Statistics (:func:`qa_compare_stats`), overall and per category, each with its method named:
-
-- correctness: exact McNemar test (:mod:`memeval_core.stats.mcnemar`) with the discordant counts
-  ``b`` (A correct, B wrong) and ``c`` (B correct, A wrong); across categories the p-values are
-  Holm-adjusted (:mod:`memeval_core.stats.holm`);
-- share correct: paired bootstrap interval of ``mean(correct_A) - mean(correct_B)``;
-- mean score (the leaderboard's accuracy): paired bootstrap interval of ``mean(score_A) - mean(score_B)``.
-
-Every bootstrap starts from ``numpy.random.default_rng(seed)`` afresh, so each category's interval
-is reproducible on its own. "Statistically tied" = the interval includes zero.
+Statistics (:func:`qa_compare_stats`): this is the QA adapter of :mod:`memeval_core.explore.paired`, whose
+paired outcome table it builds (:func:`outcome_table`: outcome = correct, value = score): exact McNemar on
+correctness, paired bootstrap intervals of the share correct (``accuracy``) and of the mean score (the
+leaderboard's accuracy, ``score``), Holm across categories.
 """
 
 from __future__ import annotations
@@ -29,14 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from memeval_core.explore.categories import ordered_categories
-from memeval_core.explore.compare import PairFilter, Verdict, filter_pairs
+from memeval_core.explore.paired import TABLE_COLUMNS, PairedReport, Terms, paired_stats
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.models import QaQuestion
 from memeval_core.qa.scoring import QuestionScore, passes, rescale
-from memeval_core.stats.bootstrap import BootstrapMethod, BootstrapReport, paired_bootstrap
-from memeval_core.stats.holm import holm_adjust
-from memeval_core.stats.mcnemar import McNemarReport, mcnemar_exact
+from memeval_core.stats.bootstrap import BootstrapMethod
 
 QA_OUTCOMES = ("both correct", "A wins", "B wins", "both wrong")
 """Outcome of a paired question: both correct, only A correct, only B correct, neither."""
@@ -153,112 +144,55 @@ def qa_paired_frame(run_a: LoadedRun, run_b: LoadedRun) -> pd.DataFrame:
     return frame
 
 
-def filter_questions(frame: pd.DataFrame, which: PairFilter = "all", text: str = "") -> pd.DataFrame:
-    """Rows of :func:`qa_paired_frame` matching an outcome filter and a text search.
+QA_TERMS = Terms(
+    items="questions",
+    everything="all questions",
+    verb="answers",
+    how=" correctly",
+    right="correct",
+    search=("question_id", "question"),
+    both_right="both_correct",
+    both_wrong="both_wrong",
+    outcome="accuracy",
+    outcome_statistic="difference in share correct (A - B), correct = score >= 0.6",
+    value="score",
+    value_statistic="difference in mean score (A - B)",
+    category_column=True,
+    value_count=False,
+)
+"""The words of a QA comparison (statistics columns ``category``, ``accuracy_*`` = share correct, ``score_*``)."""
 
-    The filters of the PMB comparison (:func:`memeval_core.explore.compare.filter_pairs`), with
-    correct in place of passed: ``all``; ``differences`` (exactly one correct); ``a_wins``;
-    ``b_wins``; ``both_fail`` (both wrong). ``text``: case-insensitive literal substring of the
-    question id or the question (blank matches everything).
+
+def outcome_table(run_a: LoadedRun, run_b: LoadedRun) -> pd.DataFrame:
+    """The paired outcome table (:data:`memeval_core.explore.paired.TABLE_COLUMNS`) of the questions both scored.
+
+    ``item`` is the question id, ``category`` A's raw category code (None: none), ``a``/``b`` correct, the values
+    the scores; rows in A's order.
     """
-    # The same semantics as the PMB filter, so its code decides: rename, filter, keep the matching rows.
-    renamed = frame[["question_id", "question", "a_correct", "b_correct"]].set_axis(
-        ["case_id", "description", "a_passed", "b_passed"], axis=1
+    return _table(paired_questions(run_a, run_b))
+
+
+def _table(pairs: list[tuple[Scored, Scored]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "item": [qa.question_id for (qa, _), _ in pairs],
+            "category": pd.Series([qa.category for (qa, _), _ in pairs], dtype=object),
+            "a": np.array([sa.correct for (_, sa), _ in pairs], dtype=bool),
+            "b": np.array([sb.correct for _, (_, sb) in pairs], dtype=bool),
+            "a_value": np.array([sa.score for (_, sa), _ in pairs], dtype=np.float64),
+            "b_value": np.array([sb.score for _, (_, sb) in pairs], dtype=np.float64),
+        },
+        columns=list(TABLE_COLUMNS),
     )
-    return frame.loc[filter_pairs(renamed, which, text).index]
 
 
-@dataclass(frozen=True)
-class QaPairedStats:
-    """Statistics of A against B over one set of paired questions (all, or one category)."""
-
-    scope: str
-    """``all questions`` or the category (``<code> <name>``, or the code alone without a name)."""
-    category: str | None
-    """Raw category code; None for the overall scope."""
-    n: int
-    """Paired questions."""
-    mcnemar: McNemarReport
-    """Exact McNemar test on correctness (``b`` = A correct and B wrong, ``c`` = the reverse)."""
-    holm_p: float | None
-    """Categories: McNemar p Holm-adjusted across the categories; None for the overall scope."""
-    accuracy: BootstrapReport
-    """Paired bootstrap interval of the difference in share correct (A - B)."""
-    score: BootstrapReport
-    """Paired bootstrap interval of the difference in mean score (A - B), the leaderboard's accuracy."""
-
-
-@dataclass(frozen=True)
-class QaComparisonReport:
-    """A against B on one QA benchmark, overall and per category, with the methods and their parameters."""
-
-    a: str
-    """Display name of A."""
-    b: str
-    """Display name of B."""
-    benchmark: str
-    """Benchmark compared."""
-    includes_adversarial: bool | None
-    """LoCoMo: category 5 is scored in both runs; None for other benchmarks."""
-    only_a: int
-    """Scored questions only A has (not compared)."""
-    only_b: int
-    """Scored questions only B has (not compared)."""
-    seed: int
-    """Seed of every bootstrap (``numpy.random.default_rng(seed)``)."""
-    n_resamples: int
-    """Bootstrap resamples."""
-    alpha: float
-    """Level: intervals have confidence ``1 - alpha``; McNemar verdicts use ``p < alpha``."""
-    correct_test: str
-    """Method of the test on correctness."""
-    interval_method: str
-    """Method of the bootstrap intervals."""
-    multiple_testing: str
-    """Adjustment across categories."""
-    overall: QaPairedStats
-    """All paired questions."""
-    categories: tuple[QaPairedStats, ...]
-    """One per category with paired questions, in A's scoring order (numeric codes numerically, then by name)."""
-
-
-def _stats(
-    scope: str,
-    category: str | None,
-    pairs: Sequence[tuple[Scored, Scored]],
-    *,
-    seed: int,
-    n_resamples: int,
-    alpha: float,
-    method: BootstrapMethod,
-) -> QaPairedStats:
-    a_ok = [sa.correct for (_, sa), _ in pairs]
-    b_ok = [sb.correct for _, (_, sb) in pairs]
-    return QaPairedStats(
-        scope=scope,
-        category=category,
-        n=len(pairs),
-        mcnemar=mcnemar_exact(a_ok, b_ok, alpha=alpha),
-        holm_p=None,
-        accuracy=paired_bootstrap(
-            np.array(a_ok, dtype=np.float64),
-            np.array(b_ok, dtype=np.float64),
-            statistic="difference in share correct (A - B), correct = score >= 0.6",
-            seed=seed,
-            n_resamples=n_resamples,
-            alpha=alpha,
-            method=method,
-        ),
-        score=paired_bootstrap(
-            [sa.score for (_, sa), _ in pairs],
-            [sb.score for _, (_, sb) in pairs],
-            statistic="difference in mean score (A - B)",
-            seed=seed,
-            n_resamples=n_resamples,
-            alpha=alpha,
-            method=method,
-        ),
-    )
+def _category_labels(pairs: list[tuple[Scored, Scored]]) -> dict[str, str]:
+    """Each category's scope label: ``<code> <name>``, or the code alone without a name (A's first name met)."""
+    names: dict[str, str | None] = {}
+    for (q, _), _ in pairs:
+        if q.category is not None:
+            names.setdefault(q.category, q.category_name)
+    return {code: f"{code} {name}" if name and name != code else code for code, name in names.items()}
 
 
 def qa_compare_stats(
@@ -269,103 +203,32 @@ def qa_compare_stats(
     n_resamples: int = 10_000,
     alpha: float = 0.05,
     method: BootstrapMethod = "percentile",
-) -> QaComparisonReport:
+) -> PairedReport:
     """McNemar on correctness, bootstrap intervals of share correct and mean score, Holm across categories.
 
-    Questions without a category are in the overall scope only.
+    Questions without a category are in the overall scope only. Categories come in A's scoring order (numeric
+    codes numerically, then the others by name).
     """
     pairs = paired_questions(run_a, run_b)
     if not pairs:
         raise ValueError(f"{_source(run_a)} and {_source(run_b)} have no scored question in common")
-    overall = _stats("all questions", None, pairs, seed=seed, n_resamples=n_resamples, alpha=alpha, method=method)
-    by_cat: dict[str, list[tuple[Scored, Scored]]] = {}
-    names: dict[str, str | None] = {}
-    for p in pairs:
-        q = p[0][0]
-        if q.category is not None:
-            by_cat.setdefault(q.category, []).append(p)
-            names.setdefault(q.category, q.category_name)
-    cats = []
-    # A's score lists its categories in the scoring order (numeric codes numerically, then the others by name).
-    for code in ordered_categories(by_cat, tuple(run_a.score.categories)):
-        name = names[code]
-        scope = f"{code} {name}" if name and name != code else code
-        cats.append(_stats(scope, code, by_cat[code], seed=seed, n_resamples=n_resamples, alpha=alpha, method=method))
-    adjusted = holm_adjust([s.mcnemar.p_value for s in cats])
     only_a, only_b = unpaired_counts(run_a, run_b)
-    return QaComparisonReport(
+    return paired_stats(
+        _table(pairs),
         a=run_a.display_name,
         b=run_b.display_name,
         benchmark=run_a.run.run.benchmark,
-        includes_adversarial=run_a.run.run.includes_adversarial,
-        only_a=only_a,
-        only_b=only_b,
+        terms=QA_TERMS,
         seed=seed,
         n_resamples=n_resamples,
         alpha=alpha,
-        correct_test=overall.mcnemar.method,
-        interval_method=overall.score.method,
-        multiple_testing="Holm step-down over the categories' McNemar p-values",
-        overall=overall,
-        categories=tuple(
-            QaPairedStats(s.scope, s.category, s.n, s.mcnemar, float(h), s.accuracy, s.score)
-            for s, h in zip(cats, adjusted, strict=True)
-        ),
+        method=method,
+        category_order=tuple(run_a.score.categories),
+        category_labels=_category_labels(pairs),
+        includes_adversarial=run_a.run.run.includes_adversarial,
+        only_a=only_a,
+        only_b=only_b,
     )
-
-
-def qa_stats_frame(report: QaComparisonReport) -> pd.DataFrame:
-    """The report as one row per scope (``all questions`` first, then categories).
-
-    Columns: ``scope, category, n, both_correct, b, c, both_wrong, mcnemar_p, holm_p,
-    accuracy_diff, accuracy_ci_low, accuracy_ci_high, accuracy_tied, score_diff, score_ci_low,
-    score_ci_high, score_tied`` (accuracy = share correct; score = mean score).
-    """
-    rows = []
-    for s in (report.overall, *report.categories):
-        m = s.mcnemar
-        rows.append(
-            {
-                "scope": s.scope,
-                "category": s.category,
-                "n": s.n,
-                "both_correct": m.both_passed,
-                "b": m.b,
-                "c": m.c,
-                "both_wrong": m.both_failed,
-                "mcnemar_p": m.p_value,
-                "holm_p": s.holm_p,
-                **{
-                    f"{name}_{field}": getattr(rep, attr)
-                    for name, rep in (("accuracy", s.accuracy), ("score", s.score))
-                    for field, attr in (("diff", "estimate"), ("ci_low", "ci_low"), ("ci_high", "ci_high"))
-                },
-                "accuracy_tied": s.accuracy.statistically_tied,
-                "score_tied": s.score.statistically_tied,
-            }
-        )
-    columns = [
-        "scope",
-        "category",
-        "n",
-        "both_correct",
-        "b",
-        "c",
-        "both_wrong",
-        "mcnemar_p",
-        "holm_p",
-        "accuracy_diff",
-        "accuracy_ci_low",
-        "accuracy_ci_high",
-        "accuracy_tied",
-        "score_diff",
-        "score_ci_low",
-        "score_ci_high",
-        "score_tied",
-    ]
-    frame = pd.DataFrame(rows, columns=columns)
-    frame["holm_p"] = frame["holm_p"].astype("float64")
-    return frame
 
 
 @dataclass(frozen=True)
@@ -458,9 +321,3 @@ def default_pair(runs: Sequence[LoadedRun]) -> tuple[LoadedRun, LoadedRun] | Non
                 continue
             return a, b
     return None
-
-
-def qa_verdict(report: QaComparisonReport) -> Verdict:
-    """The verdict of a QA comparison: questions answered correctly, the share-correct gap and McNemar."""
-    s = report.overall
-    return Verdict(report.a, report.b, "questions", "answers", s.mcnemar, s.accuracy, how=" correctly")

@@ -216,7 +216,8 @@ def readme(board: Leaderboard, options: SpaceOptions, date: dt.date, top: int = 
         "- `leaderboard.json`: every table, the inputs (path and SHA-256) and the fingerprint; its JSON Schema is",
         "  `docs/leaderboard.schema.json` in memeval.",
         f"- `{DETAILS_DIR}/<benchmark>.parquet`: one row per case (PMB) or question (QA), with `run_id` and",
-        "  `display_name`.",
+        "  `display_name`; the folder's own card makes it a dataset with one config per benchmark",
+        f'  (`datasets.load_dataset("{DETAILS_DIR}", "<benchmark>")`).',
         f"- `{SNAPSHOT_DIR}/`: what the app reads (PMB fixture, runs and re-derived cases; QA runs in memeval's"
         " run format), no raw reports needed.",
         "",
@@ -302,14 +303,19 @@ def app_files(project_root: Path) -> list[str]:
     return sorted(out)
 
 
-def dataset_card(board: Leaderboard, space: str | None, options: SpaceOptions) -> str:
-    """README of the details dataset: one config per benchmark over ``data/<benchmark>.parquet``."""
+def dataset_card(board: Leaderboard, space: str | None, options: SpaceOptions, data_dir: str = "data") -> str:
+    """README of the details dataset: one config per benchmark over ``<data_dir>/<benchmark>.parquet``.
+
+    ``data_dir`` is where the Parquet files lie relative to the card: ``data`` in the dataset repo, empty in an
+    export's :data:`DETAILS_DIR` (its own card, so ``datasets.load_dataset(<that folder>, <benchmark>)`` works).
+    """
     benchmarks = [t.benchmark for t in board.tables]
     licence = card_licence(board, options)
     lines = ["---", f"license: {licence}", "tags:", *(f"  - {json.dumps(t)}" for t in options.tags)]
     lines.append("configs:")
     for b in benchmarks:
-        lines += [f"  - config_name: {json.dumps(b)}", f"    data_files: {json.dumps(f'data/{b}.parquet')}"]
+        path = f"{data_dir}/{b}.parquet" if data_dir else f"{b}.parquet"
+        lines += [f"  - config_name: {json.dumps(b)}", f"    data_files: {json.dumps(path)}"]
     lines += ["---", "", f"# {options.title}: details", ""]
     lines += [
         "One row per case (PrecisionMemBench) or question (QA benchmarks) of every run on the leaderboard,",

@@ -4,7 +4,8 @@ Layout of an export (all relative paths):
 
 - ``leaderboard.json``: :class:`memeval_core.export.models.Leaderboard`, canonical JSON;
 - ``data/details/<benchmark>.parquet``: one row per PMB case/turn or QA question, ``run_id`` and
-  ``display_name`` first;
+  ``display_name`` first; ``data/details/README.md``, the dataset card (one config per benchmark), makes the
+  folder a dataset ``datasets.load_dataset`` reads;
 - ``data/snapshot/``: what the Space app reads: the PMB snapshot
   (:func:`memeval_core.pmb.snapshot.write_snapshot`) and the QA snapshot
   (:func:`memeval_core.qa.snapshot.write_qa_snapshot`), each when the export has such runs;
@@ -452,6 +453,10 @@ def _write_tree(
     details = {**pmb_details(load), **(dict(qa.details) if qa is not None else {})}
     for benchmark, table in sorted(details.items()):
         _write_parquet(table, tmp / space.DETAILS_DIR / f"{benchmark}.parquet")
+    if details:
+        # The details folder is a dataset of its own: datasets.load_dataset(<folder>, <benchmark>).
+        card = space.dataset_card(board, None, options, data_dir="")
+        (tmp / space.DETAILS_DIR / "README.md").write_text(card, encoding="utf-8")
     if load.fixture is not None and load.runs:
         write_snapshot(load, tmp / space.SNAPSHOT_DIR)
     if qa is not None and qa.load is not None and qa.load.runs:
