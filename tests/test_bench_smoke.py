@@ -150,3 +150,11 @@ def test_bench_runner_quick(tmp_path: Path) -> None:
     assert d["target_ms"] == 2.0 and [r["suite"] for r in d["runs"]] == ["single", "session"]
     assert all(len(r["overhead_ms_per_case"]) == r["repeats"] == 2 for r in d["runs"])
     assert all(r["round_trip_ms_total"][0] > 0 for r in d["runs"])
+
+
+def test_bench_core_quick(tmp_path: Path) -> None:
+    doc = _run("bench_core", tmp_path)
+    (point,) = doc["details"]["points"]
+    assert point["same_leaderboard"] and point["exit_codes"] == [0, 0, 0]
+    assert point["files"] == 8 + 2 + 4  # the reports, the LoCoMo runs, three fixture files and locomo10.json
+    assert set(point["met"]) == set(doc["details"]["targets"])

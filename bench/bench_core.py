@@ -1,0 +1,132 @@
+"""The columnar core's targets (issue 19): the CLI leaderboard on a synthetic corpus of up to 11,000 runs.
+
+The corpus is made from the shared data's shapes (:func:`bench.bench_ingest.make_pmb_runs` and
+:func:`bench.bench_ingest.make_qa_runs`): PMB single-turn and session reports with seeded perturbations, and
+LoCoMo runs of 1,540 questions each (the memobase mem0-eval file with seeded verdict flips), in one results
+folder with the PMB fixtures and locomo10.json, as `python -m memeval_core sync` lays them out. Sizes: 900 + 100,
+4,500 + 500 and 10,000 + 1,000 runs (PMB + LoCoMo).
+
+At each size, each in a fresh interpreter:
+
+- the floor: read and ``orjson``-parse every JSON file once;
+- start-up: ``python -m memeval_core leaderboard`` on an empty folder;
+- cold: the leaderboard with the cache off; first: with an empty cache (writes it); warm: the same cache again.
+
+Targets: cold - start-up <= 2x the floor; warm - start-up <= 0.5 s; peak RSS <= 1 GiB cold and <= 300 MiB
+warm; warm memory flat in the number of runs. The leaderboard of every start must be the same.
+
+    python -m bench.bench_core [--quick] [--sizes 900x100,4500x500,10000x1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.bench_ingest import FLOOR_CHILD, LOCOMO_DIR, PMB_DIR, QA_BASE, SEED, _age, make_pmb_runs, make_qa_runs
+from bench.common import SHARED_DATA, parse_args, ratio, report, run_python
+
+CLI_CHILD = """
+import contextlib, hashlib, io, runpy, sys, time
+t0 = time.perf_counter()
+out = io.StringIO()
+sys.argv = ["memeval_core", "leaderboard", "--results", {results!r}, "--format", "json"]
+code = 0
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        runpy.run_module("memeval_core", run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code or 0
+RESULT = dict(seconds=time.perf_counter() - t0, exit=code, digest=hashlib.sha256(out.getvalue().encode()).hexdigest())
+"""
+
+TARGETS = {"cold_x_floor": 2.0, "warm_s": 0.5, "cold_peak_mib": 1024.0, "warm_peak_mib": 300.0}
+
+
+def make_corpus(root: Path, n_pmb: int, n_qa: int) -> None:
+    """A results folder of ``n_pmb`` PMB reports and ``n_qa`` LoCoMo runs, with fixtures and locomo10.json."""
+    rng = random.Random(SEED)
+    make_pmb_runs(root / "precisionmembench", n_pmb, rng)
+    make_qa_runs(root / "qa", n_qa, rng)
+    (root / "locomo").mkdir(parents=True)
+    shutil.copyfile(LOCOMO_DIR / "data" / "locomo10.json", root / "locomo" / "locomo10.json")
+    _age(root)
+
+
+def _cli(results: Path, cache: Path | None) -> dict[str, Any]:
+    env = {"MEMEVAL_CACHE_DIR": str(cache) if cache is not None else "off"}
+    return run_python(CLI_CHILD.format(results=str(results)), env)
+
+
+def measure(root: Path, empty: Path, repeat: int) -> dict[str, Any]:
+    """Floor, start-up, cold, first and warm starts of one corpus (best of ``repeat`` where repeated)."""
+    floor = min((run_python(FLOOR_CHILD.format(root=str(root))) for _ in range(repeat)), key=lambda r: r["floor_s"])
+    startup = min((_cli(empty, None) for _ in range(repeat)), key=lambda r: r["seconds"])
+    cold = min((_cli(root, None) for _ in range(repeat)), key=lambda r: r["seconds"])
+    cache = root.parent / f".cache-{root.name}"
+    shutil.rmtree(cache, ignore_errors=True)
+    first = _cli(root, cache)
+    warm = min((_cli(root, cache) for _ in range(repeat)), key=lambda r: r["seconds"])
+    shutil.rmtree(cache, ignore_errors=True)
+    base = startup["seconds"]
+    return {
+        "files": floor["files"],
+        "mb": floor["bytes"] / 1e6,
+        "floor_s": floor["floor_s"],
+        "startup_s": base,
+        "cold_s": cold["seconds"],
+        "first_s": first["seconds"],
+        "warm_s": warm["seconds"],
+        "cold_x_floor": ratio(cold["seconds"] - base, floor["floor_s"]),
+        "warm_beyond_startup_s": warm["seconds"] - base,
+        "cold_peak_mib": cold["peak_rss_mib"],
+        "first_peak_mib": first["peak_rss_mib"],
+        "warm_peak_mib": warm["peak_rss_mib"],
+        "same_leaderboard": len({cold["digest"], first["digest"], warm["digest"]}) == 1,
+        "exit_codes": [cold["exit"], first["exit"], warm["exit"]],
+    }
+
+
+def _met(point: dict[str, Any]) -> dict[str, bool]:
+    return {
+        "cold_x_floor": point["cold_x_floor"] <= TARGETS["cold_x_floor"],
+        "warm_s": point["warm_beyond_startup_s"] <= TARGETS["warm_s"],
+        "cold_peak_mib": point["cold_peak_mib"] <= TARGETS["cold_peak_mib"],
+        "warm_peak_mib": point["warm_peak_mib"] <= TARGETS["warm_peak_mib"],
+    }
+
+
+def _sizes(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sizes", default="900x100,4500x500,10000x1000", help="PMBxLoCoMo run counts, comma-separated")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Measure and report."""
+    args = parse_args(__doc__ or "", argv, _sizes)
+    if not PMB_DIR.is_dir() or not QA_BASE.is_file():
+        raise SystemExit(f"{SHARED_DATA} is absent: this benchmark reads the public data there")
+    sizes = [(8, 2)] if args.quick else [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
+    work = Path(tempfile.mkdtemp(prefix="memeval-bench-core-"))
+    rows, points = [], []
+    try:
+        empty = work / "empty"
+        empty.mkdir()
+        for n_pmb, n_qa in sizes:
+            root = work / f"corpus-{n_pmb}-{n_qa}"
+            make_corpus(root, n_pmb, n_qa)
+            point = {"pmb_runs": n_pmb, "qa_runs": n_qa, **measure(root, empty, 1 if args.quick else 2)}
+            point["met"] = _met(point)
+            points.append(point)
+            rows.append({k: v for k, v in point.items() if k not in ("met", "exit_codes")})
+            shutil.rmtree(root, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report("bench_core", args, rows, {"points": points, "targets": TARGETS})
+
+
+if __name__ == "__main__":
+    main()
