@@ -164,6 +164,8 @@ def lists_from_arrow(values: Any) -> Iterator[list[Any]]:
     if not isinstance(values, pa.Array) or not (pa.types.is_list(values.type) or pa.types.is_large_list(values.type)):
         raise ValueError(f"expected a pyarrow list array (list<string> or list<int>), got {values.type!r}")
     ids = values.flatten()  # the ids of the non-null lists, query after query
+    if pa.types.is_dictionary(ids.type):
+        ids = ids.dictionary_decode()  # to_pylist of a dictionary array converts id by id, 20 times slower
     if ids.null_count:
         raise ValueError(f"{ids.null_count} id(s) are null")
     flat = ids.to_pylist()
