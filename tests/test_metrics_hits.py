@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 import pytest
 
 from memeval_core.metrics import METRICS, TopKHits, evaluate, hits_at_k
+from memeval_core.metrics import hits as hits_module
 from memeval_core.metrics.hits import first_k_distinct
 
 RETRIEVED = [["a", "d", "b"], ["x", "x", "x", "g1", "y", "z"], [], ["n1", "n2", "n3", "n4", "n5", "a"], ["q"]]
@@ -184,7 +185,9 @@ def _arrow_variants(retrieved: list[list[str]], gold: list[list[str]]) -> dict[s
 
 
 @pytest.mark.parametrize("k", [1, 5, 25])
-def test_arrow_layouts_match_the_definition(k: int) -> None:
+@pytest.mark.parametrize("block", [7, hits_module.ARROW_BLOCK])
+def test_arrow_layouts_match_the_definition(k: int, block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hits_module, "ARROW_BLOCK", block)  # converted a block of queries at a time
     retrieved, gold = random_queries(3, n=300)
     want = reference(retrieved, gold, k)
     for name, (r, g) in _arrow_variants(retrieved, gold).items():
