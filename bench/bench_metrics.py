@@ -11,7 +11,7 @@ cases: ~2% without gold, ~2% with nothing retrieved, ~5% with a repeated id):
   ``NUMBA_CACHE_DIR`` before timing, that warm-up reported apart);
 - pytrec_eval (trec_eval; F1 computed from its P_5 and recall_5).
 
-The libraries are timed on the first ``--library-queries`` queries (their dict building is slow) and compared
+The libraries are timed on the first 200,000 queries (1,000 with ``--quick``; building their dicts is slow) and compared
 in queries per second; values are checked to 1e-12 wherever the definitions agree (see
 memeval_core/metrics: no-gold queries are NaN here, 0 in ranx, absent in trec_eval; trec_eval's recip_rank
 has no cutoff).

@@ -165,7 +165,7 @@ def lists_from_arrow(values: Any) -> Iterator[list[Any]]:
 
     The ids of :data:`ARROW_BLOCK` queries are converted in one call, and each query's list is a slice of them
     made when it is read: memory stays bounded, and no million small lists are alive at once for the garbage
-    collector to rescan (measured 14 % faster than converting everything first, at a million queries).
+    collector to rescan (measured at a million queries: 14 % less time than converting every id first).
     """
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
