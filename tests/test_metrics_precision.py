@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from memeval_core.metrics.columnar import hits_at_k
+from memeval_core.metrics.hits import hits_at_k
 from memeval_core.metrics.precision import precision_at_k, precision_from_hits
 
 

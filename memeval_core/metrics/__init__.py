@@ -1,21 +1,14 @@
-"""Retrieval metrics at a cutoff k (NDCG@k, P@k, R@k, MRR@k, F1@k), vectorised over queries with numpy.
+"""Retrieval metrics at a cutoff k (NDCG@k, P@k, R@k, MRR@k, F1@k), per query, with numpy.
 
 Relevance is binary; duplicates in a ranked list count once (first occurrence); queries with no gold are NaN
-and left out of means. Each metric returns per-query scores; :func:`aggregate` averages them.
+and left out of means. :func:`hits_at_k` turns the input into a hits matrix (:mod:`memeval_core.metrics.hits`);
+each metric (one module each, its formula in the docstring) computes per-query scores from that matrix, and
+:func:`aggregate` averages them.
 """
 
-from memeval_core.metrics.columnar import (
-    RankedColumns,
-    TopKHits,
-    columns_from_arrow,
-    columns_from_flat,
-    columns_from_lists,
-    hits_at_k,
-    to_columns,
-    top_k_hits,
-)
 from memeval_core.metrics.evaluate import METRICS, MeanScores, QueryScores, aggregate, evaluate, mean_over_queries
 from memeval_core.metrics.f1 import f1_at_k, f1_from_hits
+from memeval_core.metrics.hits import TopKHits, hits_at_k
 from memeval_core.metrics.mrr import mrr_at_k, reciprocal_rank_from_hits
 from memeval_core.metrics.ndcg import ndcg_at_k, ndcg_from_hits
 from memeval_core.metrics.precision import precision_at_k, precision_from_hits
@@ -25,12 +18,8 @@ __all__ = [
     "METRICS",
     "MeanScores",
     "QueryScores",
-    "RankedColumns",
     "TopKHits",
     "aggregate",
-    "columns_from_arrow",
-    "columns_from_flat",
-    "columns_from_lists",
     "evaluate",
     "f1_at_k",
     "f1_from_hits",
@@ -44,6 +33,4 @@ __all__ = [
     "recall_at_k",
     "recall_from_hits",
     "reciprocal_rank_from_hits",
-    "to_columns",
-    "top_k_hits",
 ]

@@ -1,4 +1,4 @@
-"""All five retrieval metrics per query from one conversion, and their means as a separate step.
+"""All five retrieval metrics per query from one hits matrix, and their means as a separate step.
 
 Per query (see each metric's module for its formula): NDCG@k, P@k, R@k, RR@k (its mean is MRR@k) and F1@k, with
 binary relevance and duplicates counted once. A query with no gold ids has every metric undefined: NaN.
@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import GoldSets, IntArray, RankedInput, hits_at_k
 from memeval_core.metrics.f1 import f1_from_hits
+from memeval_core.metrics.hits import GoldSets, IntArray, RankedInput, hits_at_k
 from memeval_core.metrics.mrr import reciprocal_rank_from_hits
 from memeval_core.metrics.ndcg import ndcg_from_hits
 from memeval_core.metrics.precision import precision_from_hits
@@ -87,10 +87,10 @@ class MeanScores:
 
 
 def evaluate(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> QueryScores:
-    """Per-query NDCG@k, P@k, R@k, RR@k and F1@k from one conversion of the input.
+    """Per-query NDCG@k, P@k, R@k, RR@k and F1@k from one hits matrix of the input.
 
     ``retrieved``/``gold``: per-query Python lists (``retrieved[i]`` ranked best first, ``gold[i]`` any
-    collection), or two pyarrow list arrays, or a prepared ``RankedColumns``/``TopKHits`` with ``gold=None``.
+    collection), or pyarrow list arrays, or a prepared ``TopKHits`` with ``gold=None``.
     """
     hits = hits_at_k(retrieved, gold, k)
     return QueryScores(

@@ -15,18 +15,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
+from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
 
 
 def f1_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     """Per-query F1@k from a hit matrix; NaN where the query has no gold."""
     # 2PR / (P + R) with P = h/k and R = h/|G| is 2h / (k + |G|) (0 when h = 0): one division, same value to
     # rounding (tests compare with the P/R form to 1e-12).
-    values = np.multiply(hits.hit_count, 2.0)
-    np.divide(values, hits.k + hits.n_gold, out=values)
+    values = 2.0 * hits.hit_count / (hits.k + hits.n_gold)
     return undefined_where_no_gold(values, hits)
 
 
 def f1_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query F1@k (see the module docstring) of lists, pyarrow list arrays, RankedColumns or TopKHits."""
+    """Per-query F1@k (see the module docstring) of lists, pyarrow list arrays or TopKHits."""
     return f1_from_hits(hits_at_k(retrieved, gold, k))

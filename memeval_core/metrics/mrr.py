@@ -16,26 +16,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import (
-    GoldSets,
-    RankedInput,
-    TopKHits,
-    hit_tables,
-    hits_at_k,
-    undefined_where_no_gold,
-)
+from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
 
 
 def reciprocal_rank_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     """Per-query RR@k from a hit matrix; NaN where the query has no gold."""
-    code = hits.row_code
-    if code is None:
-        first = np.argmax(hits.hits, axis=1) + 1
-        first[~hits.hits.any(axis=1)] = 0
-        values = np.zeros(hits.n_queries)
-        np.divide(1.0, first, out=values, where=first > 0)
-    else:
-        values = hit_tables(hits.k).reciprocal_rank[code]
+    any_hit = hits.hits.any(axis=1)
+    first_rank = np.argmax(hits.hits, axis=1) + 1  # rank of the first True (argmax says 0 for a row without one)
+    values = np.where(any_hit, 1.0 / first_rank, 0.0)
     return undefined_where_no_gold(values, hits)
 
 

@@ -16,14 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import (
-    GoldSets,
-    RankedInput,
-    TopKHits,
-    hit_tables,
-    hits_at_k,
-    undefined_where_no_gold,
-)
+from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
 
 
 def discounts(k: int) -> NDArray[np.float64]:
@@ -34,15 +27,15 @@ def discounts(k: int) -> NDArray[np.float64]:
 def ndcg_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     """Per-query NDCG@k from a hit matrix; NaN where the query has no gold."""
     weights = discounts(hits.k)
-    code = hits.row_code
-    dcg = hits.hits.astype(np.float64) @ weights if code is None else hit_tables(hits.k).dcg[code]
-    # IDCG by the number of gold ids that fit in the top k; without gold it is 0, where the score is undefined
-    # (NaN, added below): dividing by 1 there instead keeps the division to a single pass.
-    ideal_cumulative = np.concatenate([[1.0], np.cumsum(weights)])
-    values: NDArray[np.float64] = np.true_divide(dcg, ideal_cumulative[np.minimum(hits.n_gold, hits.k)])
+    dcg = np.zeros(hits.n_queries)
+    for rank in range(hits.k):  # summed in rank order, so every query's sum is rounded the same way
+        dcg += np.where(hits.hits[:, rank], weights[rank], 0.0)
+    # IDCG[g] for g gold ids within the top k; a query without gold divides by 1 here and is NaN below.
+    idcg = np.concatenate([[1.0], np.cumsum(weights)])
+    values = dcg / idcg[np.minimum(hits.n_gold, hits.k)]
     return undefined_where_no_gold(values, hits)
 
 
 def ndcg_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query NDCG@k (see the module docstring) of lists, pyarrow list arrays, RankedColumns or TopKHits."""
+    """Per-query NDCG@k (see the module docstring) of lists, pyarrow list arrays or TopKHits."""
     return ndcg_from_hits(hits_at_k(retrieved, gold, k))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
+from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
 
 
 def precision_from_hits(hits: TopKHits) -> NDArray[np.float64]:
@@ -26,5 +26,5 @@ def precision_from_hits(hits: TopKHits) -> NDArray[np.float64]:
 
 
 def precision_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query P@k (see the module docstring) of lists, pyarrow list arrays, RankedColumns or TopKHits."""
+    """Per-query P@k (see the module docstring) of lists, pyarrow list arrays or TopKHits."""
     return precision_from_hits(hits_at_k(retrieved, gold, k))

@@ -14,15 +14,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.columnar import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
+from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
 
 
 def recall_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     """Per-query R@k from a hit matrix; NaN where the query has no gold."""
-    values: NDArray[np.float64] = np.true_divide(hits.hit_count, np.maximum(hits.n_gold, 1))
+    # A query without gold divides by 1 here and is NaN below.
+    values = hits.hit_count / np.maximum(hits.n_gold, 1)
     return undefined_where_no_gold(values, hits)
 
 
 def recall_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query R@k (see the module docstring) of lists, pyarrow list arrays, RankedColumns or TopKHits."""
+    """Per-query R@k (see the module docstring) of lists, pyarrow list arrays or TopKHits."""
     return recall_from_hits(hits_at_k(retrieved, gold, k))
