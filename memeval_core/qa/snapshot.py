@@ -34,7 +34,6 @@ from memeval_core import SCORING_VERSION
 from memeval_core.qa.ingest import LoadedRun, QaLoad
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
 from memeval_core.qa.models import QaRun
-from memeval_core.qa.scoring import score_run
 
 LOAD_FILE = "qa-load.json"
 """Load-level facts: version, LoCoMo dataset reference, disputed ids."""
@@ -131,11 +130,10 @@ def _loaded_run(rec: Any, where: str) -> LoadedRun:
         report = None if join is None else JoinReport(**{**join, "unmatched": tuple(join["unmatched"])})
     except (TypeError, KeyError) as exc:
         raise ValueError(f"{where}: field 'join' is not a join report ({exc})") from exc
-    return LoadedRun(
-        run=run,
-        run_id=str(_field(rec, "run_id", where)),
-        display_name=str(_field(rec, "display_name", where)),
-        score=score_run(run),
+    return LoadedRun.of(
+        run,
+        str(_field(rec, "run_id", where)),
+        str(_field(rec, "display_name", where)),
         join=report,
         publishable=bool(_field(rec, "publishable", where)),
         not_publishable_because=tuple(_field(rec, "not_publishable_because", where)),
