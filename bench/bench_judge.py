@@ -52,7 +52,7 @@ def mem0_items() -> list[Item] | None:
     if not SHARED_DATA.is_dir():
         return None
     runs = load_qa_results(SHARED_DATA, None).runs
-    mem0 = next((r for r in runs if r.run.run.system == "mem0" and r.run.run.benchmark == "locomo"), None)
+    mem0 = next((r for r in runs if r.meta.system == "mem0" and r.meta.benchmark == "locomo"), None)
     return judged_items(mem0)[1] if mem0 is not None else None
 
 

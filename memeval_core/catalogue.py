@@ -406,7 +406,7 @@ def roles(shared: Path) -> tuple[dict[str, Role], dict[str, str]]:
         )
     qa = load_qa(shared)
     for r in qa.runs:
-        meta = r.run.run
+        meta = r.meta
         files = [s for s in (meta.source_file or "").split(" + ") if s]
         for rel in files:
             found[rel] = Role("qa", meta.benchmark, meta.system, meta.variant, meta.format or "generic")

@@ -67,7 +67,7 @@ def _match(wanted: str, runs: Sequence[LoadedRun], root: Path) -> LoadedRun | No
         return named[0]
     rel = _under(Path(wanted), root) if Path(wanted).exists() else None
     for r in runs:
-        if rel is not None and rel in (r.run.run.source_file or "").split(" + "):
+        if rel is not None and rel in (r.meta.source_file or "").split(" + "):
             return r
     return None
 
@@ -79,9 +79,9 @@ def select_runs(args: argparse.Namespace) -> list[LoadedRun]:
         raise InputError(f"results directory {root} does not exist (pass --results DIR)")
     runs = list(load_qa_results(root, datasets_dir(args.datasets)).runs)
     if args.benchmark:
-        chosen = [r for r in runs if r.run.run.benchmark == args.benchmark and rejudge_of(r) is None]
+        chosen = [r for r in runs if r.meta.benchmark == args.benchmark and rejudge_of(r) is None]
         if not chosen:
-            known = ", ".join(sorted({r.run.run.benchmark for r in runs})) or "none"
+            known = ", ".join(sorted({r.meta.benchmark for r in runs})) or "none"
             raise InputError(f"no run of benchmark {args.benchmark!r} under {root} (benchmarks there: {known})")
         return chosen
     out = []
@@ -122,7 +122,7 @@ def jobs(args: argparse.Namespace, runs: Sequence[LoadedRun]) -> list[Job]:
     """A job per run: the prompt (``--prompt`` or the benchmark's own) and the judge name."""
     out = []
     for r in runs:
-        prompt = load_prompt(args.prompt or default_prompt(r.run.run.benchmark))
+        prompt = load_prompt(args.prompt or default_prompt(r.meta.benchmark))
         judge = args.name or f"{args.model}/{prompt.name}"
         output.check_names(r, output.verdict_names(judge, args.repeats))
         out.append(Job(r, prompt, judge))

@@ -6,7 +6,9 @@ from raw reports.
 
 Warm starts: a load of raw reports is cached on disk under ``$MEMEVAL_CACHE_DIR`` (default
 ``$XDG_CACHE_HOME/memeval`` or ``~/.cache/memeval``; set it to ``off`` or an empty string to disable).
-An entry is keyed by
+An entry is a folder in the format an export ships (:mod:`memeval_core.pmb.snapshot`,
+:mod:`memeval_core.qa.snapshot`: JSON and Parquet, nothing pickled) plus ``load.json``, the files the load
+could not read or skipped. An entry is keyed by
 
     key = SHA-256( kind, SCORING_VERSION, code fingerprint, for each input folder: its absolute path and,
                    over its visible files sorted by relative path, (relative path, size, mtime_ns) )
@@ -21,27 +23,29 @@ ignored and rebuilt; an unwritable cache folder only costs the warm start.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import pickle
+import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from memeval_core import SCORING_VERSION, settings, tree
+from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
-from memeval_core.pmb.snapshot import has_snapshot, read_snapshot
-from memeval_core.qa.ingest import QaLoad, load_qa
-from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_snapshot
+from memeval_core.pmb.snapshot import has_snapshot, read_snapshot, write_snapshot
+from memeval_core.qa.ingest import QaLoad, Skipped, load_qa
+from memeval_core.qa.locomo import load_locomo
+from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_snapshot, write_qa_snapshot
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """Layout version of a cache entry; part of the key."""
 RACY_WINDOW_NS = 2_000_000_000
 """Inputs modified this recently (nanoseconds) are too fresh for a (size, mtime) key to be trusted."""
-_PAYLOAD = "payload.pickle"
 _CODE_ROOT = Path(__file__).resolve().parent
 
 DefaultCache = Literal["default"]
@@ -86,32 +90,42 @@ def _entry_prefix(kind: str, results: Path) -> str:
     return f"{kind}-{hashlib.sha256(str(results.resolve()).encode()).hexdigest()[:16]}-"
 
 
-def _read_entry(entry: Path) -> Any:
+@dataclass(frozen=True)
+class Format(Generic[T]):
+    """How one kind of load is kept in a cache entry (a folder)."""
+
+    write: Callable[[T, Path], bool]
+    """Write the value into the (empty) folder; False when this value is not cached (the entry is dropped)."""
+    read: Callable[[Path], T]
+    """Rebuild the value from the folder; any exception means the entry is unreadable (then it is rebuilt)."""
+
+
+def _read_entry(entry: Path, fmt: Format[T]) -> T | None:
     """The cached value, or None when the entry is missing or unreadable (then it is rebuilt)."""
-    try:
-        with (entry / _PAYLOAD).open("rb") as f:
-            return pickle.load(f)
-    except FileNotFoundError:
+    if not entry.is_dir():
         return None
+    try:
+        return fmt.read(entry)
     except Exception:
-        # Any failure to read a cache entry (truncated, garbage, classes changed) only means a cold load.
+        # Any failure to read a cache entry (truncated, garbage, another layout) only means a cold load.
         shutil.rmtree(entry, ignore_errors=True)
         return None
 
 
-def _write_entry(cache: Path, prefix: str, entry: Path, value: Any) -> None:
+def _write_entry(cache: Path, prefix: str, entry: Path, value: T, fmt: Format[T]) -> None:
     """Write atomically (a temp folder renamed into place); drop older entries of the same inputs."""
     try:
         cache.mkdir(parents=True, exist_ok=True)
         tree.sweep_stale(cache)
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
         try:
-            with (tmp / _PAYLOAD).open("wb") as f:
-                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+            if not fmt.write(value, tmp):
+                shutil.rmtree(tmp, ignore_errors=True)
+                return
             tmp.replace(entry)
         except Exception:
-            # Whatever the pickler or the disk raised (RecursionError, PicklingError, OSError), the load
-            # keeps its result and the cache keeps no half-written entry.
+            # Whatever the writer or the disk raised, the load keeps its result and the cache keeps no
+            # half-written entry.
             shutil.rmtree(tmp, ignore_errors=True)
             return
         for old in cache.glob(prefix + "*"):
@@ -150,19 +164,73 @@ def cached_load(
     results: Path,
     extra_dirs: tuple[Path | None, ...],
     cold: Callable[[], T],
+    fmt: Format[T],
     cache_dir: Path | DefaultCache | None = "default",
 ) -> T:
     """``cold()``, or its cached result when the inputs and the scoring code are unchanged since it was cached."""
     slot = _slot(kind, results, extra_dirs, cache_dir)
     if slot is None:
         return cold()
-    value = _read_entry(slot.entry)
+    value = _read_entry(slot.entry, fmt)
     if value is not None:
-        hit: T = value
-        return hit
+        return value
     value = cold()
-    _write_entry(slot.cache, slot.prefix, slot.entry, value)
+    _write_entry(slot.cache, slot.prefix, slot.entry, value, fmt)
     return value
+
+
+# ------------------------------------------------------------------ the two formats
+
+_LOAD_FILE = "load.json"
+"""Beside the snapshot files: what a snapshot leaves out (files not read or skipped, where inputs lay)."""
+
+
+def _errors_doc(errors: Sequence[IngestError]) -> list[dict[str, str]]:
+    return [{"file": e.file, "path": e.path, "message": e.message, "hint": e.hint} for e in errors]
+
+
+def _write_pmb(load: PmbLoad, folder: Path) -> bool:
+    if load.fixture is None:
+        return False  # nothing was scored: a cold load is as fast as reading an entry
+    write_snapshot(load, folder)
+    doc = {"errors": _errors_doc(load.errors), "skipped": list(load.skipped), "fixture": load.fixture.source}
+    (folder / _LOAD_FILE).write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return True
+
+
+def _read_pmb(folder: Path) -> PmbLoad:
+    doc = json.loads((folder / _LOAD_FILE).read_text(encoding="utf-8"))
+    snap = read_snapshot(folder)
+    fixture = None if snap.fixture is None else dataclasses.replace(snap.fixture, source=doc["fixture"])
+    errors = tuple(IngestError(**e) for e in doc["errors"])
+    return dataclasses.replace(snap, errors=errors, skipped=tuple(doc["skipped"]), fixture=fixture)
+
+
+def _write_qa(load: QaLoad, folder: Path) -> bool:
+    write_qa_snapshot(load, folder)
+    doc = {
+        "errors": _errors_doc(load.errors),
+        "skipped": [dataclasses.asdict(s) for s in load.skipped],
+        "locomo": None if load.locomo is None else load.locomo.source,
+    }
+    (folder / _LOAD_FILE).write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return True
+
+
+def _read_qa(folder: Path) -> QaLoad:
+    doc = json.loads((folder / _LOAD_FILE).read_text(encoding="utf-8"))
+    snap = read_qa_snapshot(folder)
+    # The dataset is an input of the load (its folder is part of the key): read again, it is the one joined.
+    ds = None if doc["locomo"] is None else load_locomo(Path(doc["locomo"]), doc["locomo"])
+    errors = tuple(IngestError(**e) for e in doc["errors"])
+    skipped = tuple(Skipped(**s) for s in doc["skipped"])
+    return dataclasses.replace(snap, errors=errors, skipped=skipped, locomo=ds)
+
+
+PMB_FORMAT: Format[PmbLoad] = Format(_write_pmb, _read_pmb)
+"""A PMB load as the export's PMB snapshot."""
+QA_FORMAT: Format[QaLoad] = Format(_write_qa, _read_qa)
+"""A QA load as the export's QA snapshot."""
 
 
 def load_pmb_results(
@@ -174,7 +242,7 @@ def load_pmb_results(
     """
     if fixtures is None and has_snapshot(results):
         return read_snapshot(results)
-    return cached_load("pmb", results, (fixtures,), lambda: load_pmb(results, fixtures), cache_dir)
+    return cached_load("pmb", results, (fixtures,), lambda: load_pmb(results, fixtures), PMB_FORMAT, cache_dir)
 
 
 def load_qa_results(
@@ -185,7 +253,7 @@ def load_qa_results(
     """
     if datasets is None and has_qa_snapshot(results):
         return read_qa_snapshot(results)
-    return cached_load("qa", results, (datasets,), lambda: load_qa(results, datasets), cache_dir)
+    return cached_load("qa", results, (datasets,), lambda: load_qa(results, datasets), QA_FORMAT, cache_dir)
 
 
 def load_all_results(

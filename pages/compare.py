@@ -444,7 +444,7 @@ VERDICT_COLUMNS = {
 
 def qa_benchmarks(runs: tuple[LoadedRun, ...]) -> list[str]:
     """QA benchmarks present: LoCoMo and LongMemEval first, the others alphabetically."""
-    present = {r.run.run.benchmark for r in runs}
+    present = {r.meta.benchmark for r in runs}
     known = [b for b in QA_ORDER if b in present]
     return known + sorted(present - set(known))
 
@@ -563,7 +563,7 @@ def qa_resolve(runs: list[LoadedRun], raw: str) -> LoadedRun | None:
 def compare_qa(qa: ui.QaLoaded, benchmark: str) -> None:
     """The QA comparison: pick A and B among the benchmark's runs, the verdict, the evidence, one question."""
     runs = sorted(
-        (r for r in qa.runs if r.run.run.benchmark == benchmark),
+        (r for r in qa.runs if r.meta.benchmark == benchmark),
         key=lambda r: (not r.publishable, -(r.score.accuracy or 0.0), r.display_name),
     )
     pair = default_pair(runs)

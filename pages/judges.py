@@ -545,7 +545,7 @@ if not multi:
     st.info("No run in this results directory has questions graded by two or more judges.")
     st.stop()
 
-present = list(dict.fromkeys(r.run.run.benchmark for r in multi))
+present = list(dict.fromkeys(r.meta.benchmark for r in multi))
 top = st.container(horizontal=True, vertical_alignment="bottom")
 with top:
     st.caption(
@@ -556,7 +556,7 @@ with top:
         "Benchmark", "benchmark", present, present[0], {b: labels.benchmark_name(b) for b in present}, width=260
     )
 with st.expander("Runs and bootstrap settings", expanded=any(p in st.query_params for p in SETTINGS)):
-    selected = pick_runs([r for r in multi if r.run.run.benchmark == benchmark])
+    selected = pick_runs([r for r in multi if r.meta.benchmark == benchmark])
     row = st.container(horizontal=True)
     with row:
         seed = ui.number_param("Seed", "seed", DEFAULT_SEED, 0, ui.SEED_MAX, step=1, width=180)
@@ -566,7 +566,7 @@ if not selected:
     st.stop()
 for i, (key, members) in enumerate(judges.panels(selected).items()):
     panel_section(key, members, i)
-sensitivity_section(lineup.sensitivity(folded, [r for r in folded.runs if r.run.run.benchmark == benchmark]))
+sensitivity_section(lineup.sensitivity(folded, [r for r in folded.runs if r.meta.benchmark == benchmark]))
 disagreement_section(selected)
 with st.expander("How the rankings and agreement statistics are computed"):
     st.markdown(EXPLANATION)

@@ -60,7 +60,7 @@ def rank_options(runs: Sequence[LoadedRun]) -> tuple[list[str], dict[str, str]]:
 
 def benchmarks(runs: Sequence[LoadedRun]) -> list[str]:
     """Benchmarks present, in :data:`BENCHMARK_ORDER` first, the others alphabetically."""
-    present = {r.run.run.benchmark for r in runs}
+    present = {r.meta.benchmark for r in runs}
     known = [b for b in BENCHMARK_ORDER if b in present]
     return known + sorted(present - set(known))
 
@@ -242,7 +242,7 @@ with controls:
     )
     only = st.toggle("Publishable only", help="Keep only runs that meet their benchmark's protocol.",
                      **ui.url_bound("publishable-only"))  # fmt: skip
-shown_runs = [r for r in runs if r.run.run.benchmark == chosen]
+shown_runs = [r for r in runs if r.meta.benchmark == chosen]
 with controls:
     rank_by, rank_names = rank_options(shown_runs)
     by = ui.choice("Rank by", "judge", rank_by, MEAN, rank_names, width=300,

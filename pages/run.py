@@ -100,7 +100,7 @@ ids = [r.identity.run_id if isinstance(r, PmbRun) else r.run_id for r in in_orde
 names = [
     f"{r.identity.display_name} · {labels.benchmark_name(r.identity.benchmark)}"
     if isinstance(r, PmbRun)
-    else f"{r.display_name} · {labels.benchmark_name(r.run.run.benchmark)}"
+    else f"{r.display_name} · {labels.benchmark_name(r.meta.benchmark)}"
     for r in in_order
 ]
 raw = st.query_params.get("run")

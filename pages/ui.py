@@ -738,10 +738,10 @@ def sidebar(everything: Everything) -> None:
         for r in pmb.runs:
             counts[r.identity.benchmark] = counts.get(r.identity.benchmark, 0) + 1
         for q in qa.runs:
-            counts[q.run.run.benchmark] = counts.get(q.run.run.benchmark, 0) + 1
+            counts[q.meta.benchmark] = counts.get(q.meta.benchmark, 0) + 1
         lines = [f"{md_escape(labels.benchmark_name(b))}: {n} run{'s' if n != 1 else ''}" for b, n in counts.items()]
         st.caption("  \n".join(lines) if lines else "No runs yet.")
-        if qa.locomo_source is None and any(q.run.run.benchmark == "locomo" for q in qa.runs):
+        if qa.locomo_source is None and any(q.meta.benchmark == "locomo" for q in qa.runs):
             st.caption("LoCoMo dataset not found: LoCoMo runs are scored without categories and evidence.")
         missed = everything.not_loaded
         if missed:

@@ -216,7 +216,7 @@ def test_every_public_run_is_catalogued(shared_data: Path) -> None:
     qa = load_qa(shared_data).runs
     assert len(pmb) == 24 and len(qa) == 28
     assert all(upstream_of(r.identity.source, r.identity.sha256) for r in pmb)
-    assert all(upstream_of(r.run.run.source_file, r.run.run.source_sha256) for r in qa)
+    assert all(upstream_of(r.meta.source_file, r.meta.source_sha256) for r in qa)
 
 
 def test_run_views_name_the_upstream_file(shared_data: Path) -> None:

@@ -22,7 +22,6 @@ from memeval_core.explore.qa_compare import (
 )
 from memeval_core.qa.ingest import LoadedRun, load_qa
 from memeval_core.qa.models import QaRun
-from memeval_core.qa.scoring import score_run
 from memeval_core.stats.bootstrap import paired_bootstrap
 
 SEED = 20260627
@@ -56,7 +55,7 @@ def loaded(
             "questions": [{**x, "benchmark": benchmark} for x in questions],
         }
     )
-    return LoadedRun(run, f"{name}-id", name, score_run(run), None, False, ())
+    return LoadedRun.of(run, f"{name}-id", name)
 
 
 @pytest.fixture
@@ -214,7 +213,7 @@ def test_default_pair_skips_runs_without_a_comparable_partner() -> None:
 def real_runs() -> dict[str, LoadedRun]:
     """Every QA run of ../shared/data by ``<benchmark>|<display name>``."""
     require(SHARED_DATA / "memobase")
-    return {f"{r.run.run.benchmark}|{r.display_name}": r for r in load_qa(SHARED_DATA).runs}
+    return {f"{r.meta.benchmark}|{r.display_name}": r for r in load_qa(SHARED_DATA).runs}
 
 
 def real_report(runs: dict[str, LoadedRun], a: str, b: str) -> tuple[PairedReport, tuple[int, ...]]:

@@ -400,12 +400,12 @@ def test_qa_runs_export_with_publishable_flags(
     for f in a.board.inputs:
         assert f.role == "qa-run"
         assert hashlib.sha256((qa_results / f.path).read_bytes()).hexdigest() == f.sha256
-    n_questions = sum(len(r.run.questions) for r in load_qa(qa_results).runs)
+    n_questions = sum(r.table.num_rows for r in load_qa(qa_results).runs)
     details = [pq.read_table(p) for p in sorted((a.out / "data" / "details").glob("*.parquet"))]
     assert sum(t.num_rows for t in details) == n_questions
     assert all(t.column_names[:2] == ["run_id", "display_name"] for t in details)
     snapshot = a.out / "data" / "snapshot"
-    assert sorted(p.name for p in snapshot.iterdir()) == ["qa-load.json", "qa-runs.jsonl"]
+    assert sorted(p.name for p in snapshot.iterdir()) == ["qa-load.json", "qa-questions.parquet", "qa-runs.jsonl"]
     assert qa_leaderboard.rows(read_qa_snapshot(snapshot).runs) == expected
     readme = (a.out / "README.md").read_text(encoding="utf-8")
     assert "| rank | system | group | accuracy | questions | judges | publishable |" in readme
@@ -485,6 +485,7 @@ def test_space_shows_the_qa_runs_of_a_pmb_and_qa_export(
         "pmb-fixture.json",
         "pmb-runs.json",
         "qa-load.json",
+        "qa-questions.parquet",
         "qa-runs.jsonl",
     ]
     original = load_qa(mixed_results)

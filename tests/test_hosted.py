@@ -205,7 +205,7 @@ def test_a_deeply_nested_upload_is_refused_and_the_rest_still_loads(results: Pat
     (results / "ok.json").write_bytes(qa_run("ok"))
     for _ in range(2):  # cold, then from the cache
         load = load_qa_results(results)
-        assert [r.run.run.system for r in load.runs] == ["ok"]
+        assert [r.meta.system for r in load.runs] == ["ok"]
         assert [e.file for e in load.errors] == ["deep.json"]
     assert not list((tmp_path / "cache").glob(".tmp-*"))
 
@@ -222,7 +222,7 @@ def test_a_failing_cache_write_keeps_the_result_and_leaves_nothing(
 
     monkeypatch.setattr(pickle, "dump", explode)
     load = load_qa_results(results)
-    assert [r.run.run.system for r in load.runs] == ["ok"]
+    assert [r.meta.system for r in load.runs] == ["ok"]
     cache = tmp_path / "cache"
     assert not list(cache.glob(".tmp-*")) and not list(cache.glob("qa-*"))
     assert results_mod.default_cache_dir() == cache

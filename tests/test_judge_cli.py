@@ -66,13 +66,13 @@ def test_rejudging_the_shared_mem0_run_gives_the_rules_accuracy(
     shared_data: Path, standin: StandIn, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     runs = load_qa_results(shared_data, None).runs
-    mem0 = next(r for r in runs if r.run.run.system == "mem0" and r.run.run.benchmark == "locomo")
+    mem0 = next(r for r in runs if r.meta.system == "mem0" and r.meta.benchmark == "locomo")
     assert mem0.score.n_questions == 1540
     out_dir = tmp_path / "judged"
     args = ["--run", mem0.run_id, "--out", str(out_dir), "--concurrency", "16"]
     code, out, _ = judge(capsys, standin, shared_data, *args)
     assert code == 0
-    pairs = [(q, s) for q, s in zip(mem0.run.questions, mem0.score.questions, strict=True) if s.scored]
+    pairs = [(q, s) for q, s in zip(mem0.run.questions, mem0.question_scores, strict=True) if s.scored]
     correct = sum(s.failure is None and rule(q.gold_answer or "", q.answer or "") for q, s in pairs)
     expected = correct / mem0.score.n_questions
     distinct = {(q.question, q.gold_answer, q.answer) for q, s in pairs if s.failure is None}

@@ -30,7 +30,7 @@ def test_judged_files_load_as_second_runs_carrying_both_judges(rejudged: Path) -
     judged = [r for r in runs if rejudge_of(r) is not None]
     assert len(runs) == 6 and len(judged) == 4
     for r in judged:
-        assert r.run.run.system == "memobase" and ", judged by " in (r.run.run.variant or "")
+        assert r.meta.system == "memobase" and ", judged by " in (r.meta.variant or "")
         assert r.score.judges[0] == "llm_score" and is_multi_judge(r)
 
 
@@ -47,7 +47,7 @@ def test_fold_puts_every_rejudge_on_the_original_questions(rejudged: Path) -> No
         assert len(folded.folded_from[r.run_id]) == 2
         acc = {a.judge: a.accuracy for a in judge_accuracy(r)}
         assert acc["llm_score"] == before.score.accuracy
-        pairs = [(q, s) for q, s in zip(before.run.questions, before.score.questions, strict=True) if s.scored]
+        pairs = [(q, s) for q, s in zip(before.run.questions, before.question_scores, strict=True) if s.scored]
         expected = sum(s.failure is None and rule(q.gold_answer or "", q.answer or "") for q, s in pairs) / len(pairs)
         assert acc[JUDGE] == expected
         # The rubric stand-in gives 5 where the rule holds and 1 elsewhere: rescaled 1.0 and 0.2.

@@ -47,9 +47,9 @@ def test_csv_with_mapping(tmp_path: Path) -> None:
     assert s.n_questions == 3 and s.failures == 1
     assert s.accuracy == pytest.approx((1.0 + 0.0 + 0.2) / 3)
     assert s.majority_accuracy == pytest.approx(1 / 3)
-    assert r.run.run.top_k == 5 and r.run.run.judge_models == ["gpt-4o-mini"]
+    assert r.meta.top_k == 5 and r.meta.judge_models == ["gpt-4o-mini"]
     assert r.run.questions[0].latency_ms == 100.0
-    assert r.run.run.source_file == "rows.csv + map.json"
+    assert r.meta.source_file == "rows.csv + map.json"
 
 
 def test_json_rows_path(tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ def test_an_overlong_csv_cell_is_one_files_error(tmp_path: Path, monkeypatch: py
     load = load_qa(tmp_path)
     (err,) = load.errors
     assert err.file == "rows.csv" and err.path == "line 4" and "field larger than field limit" in err.message
-    assert [r.run.run.system for r in load.runs] == ["ok"]
+    assert [r.meta.system for r in load.runs] == ["ok"]
 
 
 def test_a_repeated_question_id_is_found_in_one_pass(tmp_path: Path) -> None:

@@ -21,9 +21,9 @@ def test_all_shared_samples(everything: QaLoad) -> None:
     assert load.locomo is not None and len(load.disputed) == 156
     by_bench: dict[str, int] = {}
     for r in load.runs:
-        by_bench[r.run.run.benchmark] = by_bench.get(r.run.run.benchmark, 0) + 1
+        by_bench[r.meta.benchmark] = by_bench.get(r.meta.benchmark, 0) + 1
     assert by_bench == {"evolving-events": 12, "locomo": 9, "longmemeval-oracle": 5, "longmemeval-s": 2}
-    names = {r.display_name for r in load.runs if r.run.run.benchmark == "locomo"}
+    names = {r.display_name for r in load.runs if r.meta.benchmark == "locomo"}
     assert {"supermemory", "mem0", "zep", "memobase (memobase_eval_0503_3000)", "ap-baseline (ap-baseline/v1)"} <= names
     assert len({r.run_id for r in load.runs}) == len(load.runs)
     skipped = {s.file: s.reason for s in load.skipped}
@@ -33,14 +33,14 @@ def test_all_shared_samples(everything: QaLoad) -> None:
 
 def test_every_locomo_run_joins_completely(everything: QaLoad) -> None:
     for r in everything.runs:
-        if r.run.run.benchmark == "locomo":
+        if r.meta.benchmark == "locomo":
             assert r.join is not None and r.join.joined == r.join.total, r.display_name
             assert r.join.category_conflicts == 0
 
 
 def test_headline_numbers(everything: QaLoad) -> None:
     got = {r.display_name: (r.score.n_questions, r.score.correct, r.publishable) for r in everything.runs
-           if r.run.run.benchmark == "locomo"}  # fmt: skip
+           if r.meta.benchmark == "locomo"}  # fmt: skip
     assert got["supermemory"] == (1986, 1291, True)
     assert got["mem0"] == (1540, 776, True)
     assert got["zep"] == (1540, 1208, False)
@@ -84,14 +84,14 @@ def test_side_cars_come_from_the_loads_walk_and_are_parsed_once(tmp_path: Path) 
     (tmp_path / "sys" / "config" / "settings.json").write_text(json.dumps({"judge_model": "gpt-j", "top_k": 9}))
     (tmp_path / "sys" / "config" / "broken.json").write_text("{")
     load = load_qa(tmp_path)
-    assert {(r.run.run.judge_models[0], r.run.run.top_k) for r in load.runs} == {("gpt-j", 9)}
-    assert all(r.run.run.metadata_sources == ["sys/config/settings.json"] for r in load.runs)
+    assert {(r.meta.judge_models[0], r.meta.top_k) for r in load.runs} == {("gpt-j", 9)}
+    assert all(r.meta.metadata_sources == ["sys/config/settings.json"] for r in load.runs)
 
     (tmp_path / "sys" / "config" / ".hidden.json").write_text(json.dumps({"top_k": 1}))  # the walk skips it
     cache = ingest.SidecarCache.of(tree.walk(tmp_path))
     results = {"sys/results/conv0_eval.json", "sys/results/conv1_eval.json"}
     for r in load.runs:
-        meta = r.run.run.model_copy(update={"judge_models": [], "top_k": None, "metadata_sources": []})
+        meta = r.meta.model_copy(update={"judge_models": [], "top_k": None, "metadata_sources": []})
         bare = r.run.model_copy(update={"run": meta})
         filled = ingest.fill_from_sidecars(bare, "sys/results/conv0_eval.json", tmp_path, results, cache)
         assert filled.run.judge_models == ["gpt-j"] and filled.run.top_k == 9

@@ -13,7 +13,6 @@ from memeval_core.agreement.kappa import cohen_kappa_terms, fleiss_kappa
 from memeval_core.qa import judges
 from memeval_core.qa.ingest import LoadedRun, QaLoad, load_qa
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Verdict
-from memeval_core.qa.scoring import score_run
 
 BOOT = {"seed": 20260627, "n_resamples": 2000, "alpha": 0.05}
 
@@ -36,7 +35,7 @@ def _run(name: str, verdicts: list[list[Verdict]], answers: list[str | None] | N
         for i, (vs, a) in enumerate(zip(verdicts, answers, strict=True))
     ]
     run = QaRun(run=RunMeta(benchmark="toy", system=name), questions=questions)
-    return LoadedRun(run, f"{name}-id", name, score_run(run), None, False, ("toy",))
+    return LoadedRun.of(run, f"{name}-id", name, not_publishable_because=("toy",))
 
 
 def _pair(a: int, b: int) -> list[Verdict]:
@@ -214,7 +213,7 @@ def test_cognitive_memory_judge_reliability(qa: QaLoad) -> None:
 
 
 def test_evolving_events_leader_changes_between_the_two_graded_judges(qa: QaLoad) -> None:
-    runs = [r for r in qa.runs if r.run.run.benchmark == "evolving-events"]
+    runs = [r for r in qa.runs if r.meta.benchmark == "evolving-events"]
     assert len(runs) == 12
     (rk,) = judges.rankings(runs, **BOOT)
     assert rk.judges == ("deepeval_correctness", "directllm_correctness")

@@ -51,7 +51,7 @@ def test_mflow_mem0_shards_merge_into_776_of_1540() -> None:
     assert len(r.merged_from) == 10
     assert r.join is not None and r.join.joined == 1540
     assert r.join.by_key["question_text"] == 152  # conv0_eval.json names no conversation
-    assert r.run.run.answer_model == "gpt-5-mini" and r.run.run.top_k == 30  # from the conv summaries
+    assert r.meta.answer_model == "gpt-5-mini" and r.meta.top_k == 30  # from the conv summaries
     assert r.publishable, r.not_publishable_because
 
 

@@ -10,7 +10,7 @@ from _qa_data import LOCOMO_JSON, MFLOW, real, write
 from memeval_core.errors import IngestError
 from memeval_core.qa.importers import memorybench
 from memeval_core.qa.locomo import join, load_locomo
-from memeval_core.qa.scoring import accuracy_excluding, score_run
+from memeval_core.qa.scoring import accuracy_excluding, score_questions, score_run
 
 
 def test_supermemory_report_slim() -> None:
@@ -32,7 +32,7 @@ def test_supermemory_report_slim() -> None:
     assert s.categories["5"].correct == 300
     # without category 5: 991 / 1540 (FINAL_SUMMARY.json "excluding_adversarial")
     adversarial = [q.question_id for q in run.questions if q.category == "5"]
-    acc, removed = accuracy_excluding(s, adversarial)
+    acc, removed = accuracy_excluding(score_questions(run), adversarial)
     assert removed == 446 and acc == pytest.approx(991 / 1540)
     joined, report = join(run, load_locomo(require(LOCOMO_JSON)))
     assert report.by_key["question_id"] == 1986 and report.category_conflicts == 0

@@ -29,10 +29,10 @@ def test_longmemeval_oracle_100(system: str, correct: int) -> None:
 def test_zep_detailed_duplicate_is_dropped_for_the_richer_file() -> None:
     load = load_qa(require(MFLOW / "longmemeval-zep"))
     (r,) = load.runs
-    assert r.run.run.source_file is not None and r.run.run.source_file.endswith("zep_oracle_100_detailed.json")
+    assert r.meta.source_file is not None and r.meta.source_file.endswith("zep_oracle_100_detailed.json")
     assert r.duplicates == ("results/eval_100_per_question.json",)
     assert r.run.questions[0].latency_ms == pytest.approx(6747.0)
-    assert r.run.run.judge_models == ["gpt-4o-mini"]  # from benchmark_summary.json
+    assert r.meta.judge_models == ["gpt-4o-mini"]  # from benchmark_summary.json
 
 
 def test_evolving_events_two_graded_judges() -> None:

@@ -14,7 +14,6 @@ from memeval_core.pmb.run import PmbRun
 from memeval_core.qa import retrieval_metrics as rm
 from memeval_core.qa.ingest import LoadedRun, load_qa
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Verdict
-from memeval_core.qa.scoring import score_run
 
 
 def _q(qid: str, retrieved: list[str] | None, gold: list[str] | None, scored: bool = True) -> QaQuestion:
@@ -31,7 +30,7 @@ def _q(qid: str, retrieved: list[str] | None, gold: list[str] | None, scored: bo
 
 def _loaded(questions: list[QaQuestion]) -> LoadedRun:
     run = QaRun(run=RunMeta(benchmark="toy", system="s"), questions=questions)
-    return LoadedRun(run, "s-id", "s", score_run(run), None, False, ())
+    return LoadedRun.of(run, "s-id", "s")
 
 
 def test_qa_run_by_hand() -> None:

@@ -26,6 +26,7 @@ from memeval_core.qa.scoring import (
     passes,
     rescale,
     score_question,
+    score_questions,
     score_run,
     scored_scores,
 )
@@ -101,7 +102,7 @@ def test_repeats_mean_and_spread() -> None:
         QaRun(run=RunMeta(benchmark="b", system="s"), questions=[_q("a", [_v("j", x)]), _q("b", [_v("j", 1)])])
         for x in (1, 0, 1)
     ]
-    rep = combine_repeats([score_run(r) for r in runs])
+    rep = combine_repeats([score_run(r) for r in runs], [score_questions(r) for r in runs])
     assert rep.n == 3 and rep.mean == pytest.approx(5 / 6)
     assert rep.std == pytest.approx(0.28867513, abs=1e-8) and (rep.min, rep.max) == (0.5, 1.0)
     assert rep.per_question == {"a": pytest.approx(2 / 3), "b": 1.0}
@@ -116,10 +117,10 @@ def test_disputed_questions() -> None:
     from memeval_core.qa.locomo import join, load_locomo
 
     joined, _ = join(run, load_locomo(require(LOCOMO_JSON)))
-    s = score_run(joined)
+    s = score_questions(joined)
     acc, removed = accuracy_excluding(s, disputed)
     assert removed == 156
-    kept_correct = sum(q.correct for q in s.questions if q.question_id not in disputed)
+    kept_correct = sum(q.correct for q in s if q.question_id not in disputed)
     assert acc == pytest.approx(kept_correct / 1384) and round(acc or 0, 4) == 0.7363
 
 
@@ -171,7 +172,6 @@ def _reference(run: QaRun, w: float = 1.0) -> RunScore:
 
     n = len(scored)
     return RunScore(
-        questions=per_q,
         n_questions=n,
         n_unscored=len(per_q) - n,
         accuracy=math.fsum(s.score for s in scored) / n if n else None,
@@ -252,14 +252,16 @@ def test_score_run_equals_the_per_question_definition(seed: int) -> None:
         w = rng.choice([1.0, 1.0, 0.5, -1.0, math.inf])
         expected = _reference(run, w)
         got = score_run(run, w)
-        assert scored_scores(got) == (
-            tuple(s.question_id for s in expected.questions if s.scored),
-            tuple(s.score for s in expected.questions if s.scored),
+        questions = score_questions(run, w)
+        assert questions == tuple(score_question(q, w) for q in run.questions)
+        assert scored_scores(questions) == (
+            tuple(s.question_id for s in questions if s.scored),
+            tuple(s.score for s in questions if s.scored),
         )
         assert _exact(got) == _exact(expected)
-        assert type(got.questions) is tuple and all(type(s) is QuestionScore for s in got.questions)
+        assert type(questions) is tuple and all(type(s) is QuestionScore for s in questions)
         # Every question has a per_judge dict of its own, as when built one by one.
-        assert len({id(s.per_judge) for s in got.questions}) == len(got.questions)
+        assert len({id(s.per_judge) for s in questions}) == len(questions)
         assert got == expected and repr(got) == repr(expected)
 
 
@@ -286,7 +288,7 @@ def test_score_run_of_odd_question_layouts() -> None:
 
 def _sample_run() -> QaRun:
     run = _random_run(random.Random(7), 200)
-    assert len({s.failure for s in _reference(run).questions}) > 1  # failures among the rest
+    assert len({s.failure for s in score_questions(run)}) > 1  # failures among the rest
     return run
 
 

@@ -11,7 +11,14 @@ import pytest
 from memeval_core import SCORING_VERSION
 from memeval_core.qa import judges, leaderboard
 from memeval_core.qa.ingest import QaLoad, load_qa
-from memeval_core.qa.snapshot import LOAD_FILE, RUNS_FILE, has_qa_snapshot, read_qa_snapshot, write_qa_snapshot
+from memeval_core.qa.snapshot import (
+    LOAD_FILE,
+    QUESTIONS_FILE,
+    RUNS_FILE,
+    has_qa_snapshot,
+    read_qa_snapshot,
+    write_qa_snapshot,
+)
 from memeval_core.results import load_qa_results
 
 
@@ -25,7 +32,7 @@ def original(shared_data: Path) -> QaLoad:
 def written(original: QaLoad, shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("qa-snapshot")
     paths = write_qa_snapshot(original, out, results=shared_data)
-    assert paths == [out / LOAD_FILE, out / RUNS_FILE]
+    assert paths == [out / LOAD_FILE, out / RUNS_FILE, out / QUESTIONS_FILE]
     return out
 
 
@@ -62,7 +69,7 @@ def test_rewrite_is_byte_identical(original: QaLoad, written: Path, shared_data:
     write_qa_snapshot(original, again, results=shared_data)
     from_read = tmp_path / "from-read"
     write_qa_snapshot(read_qa_snapshot(written), from_read)
-    for name in (LOAD_FILE, RUNS_FILE):
+    for name in (LOAD_FILE, RUNS_FILE, QUESTIONS_FILE):
         assert (again / name).read_bytes() == (written / name).read_bytes()
         assert (from_read / name).read_bytes() == (written / name).read_bytes()
 
@@ -72,16 +79,16 @@ def test_files_hold_no_absolute_path(written: Path, shared_data: Path) -> None:
     home = os.environ.get("HOME", "")
     if len(home) > 1:
         needles.add(home)
-    for name in (LOAD_FILE, RUNS_FILE):
-        text = (written / name).read_text(encoding="utf-8")
+    for name in (LOAD_FILE, RUNS_FILE, QUESTIONS_FILE):
+        text = (written / name).read_bytes().decode("utf-8", errors="replace")
         for needle in needles:
             assert needle not in text, f"{name} contains {needle}"
     doc = json.loads((written / LOAD_FILE).read_text(encoding="utf-8"))
-    assert doc["snapshot_version"] == 1 and doc["scoring_version"] == SCORING_VERSION and doc["runs"] == 28
+    assert doc["snapshot_version"] == 2 and doc["scoring_version"] == SCORING_VERSION and doc["runs"] == 28
     first = json.loads((written / RUNS_FILE).read_text(encoding="utf-8").splitlines()[0])
-    assert first["qa_run"]["schema_version"] == 1 and "run" not in first
+    assert {"meta", "score"} <= set(first) and "run" not in first and "questions" not in first
     for line in (written / RUNS_FILE).read_text(encoding="utf-8").splitlines():
-        meta = json.loads(line)["qa_run"]["run"]
+        meta = json.loads(line)["meta"]
         for rel in [*meta["source_file"].split(" + "), *meta["metadata_sources"]]:
             assert not rel.startswith(("/", "..")), rel
 
@@ -101,7 +108,7 @@ def test_other_versions_and_bad_lines_are_named(written: Path, tmp_path: Path) -
         "json": (load_doc, [*lines[:27], "{"], "line 28: not valid JSON"),
         "field": (
             load_doc,
-            [*lines[:27], json.dumps({"qa_run": json.loads(lines[27])["qa_run"]})],
+            [*lines[:27], json.dumps({"meta": json.loads(lines[27])["meta"]})],
             "field 'join' is missing",
         ),
     }
@@ -110,6 +117,7 @@ def test_other_versions_and_bad_lines_are_named(written: Path, tmp_path: Path) -
         d.mkdir()
         (d / LOAD_FILE).write_text(json.dumps(doc), encoding="utf-8")
         (d / RUNS_FILE).write_text("\n".join(body) + "\n", encoding="utf-8")
+        (d / QUESTIONS_FILE).write_bytes((written / QUESTIONS_FILE).read_bytes())
         with pytest.raises(ValueError, match=message):
             read_qa_snapshot(d)
     assert not has_qa_snapshot(tmp_path)

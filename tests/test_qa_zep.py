@@ -31,10 +31,10 @@ def test_ingest_merges_the_pair_and_joins() -> None:
     load = load_qa(require(MFLOW / "locomo-zep"), datasets=SHARED_DATA / "locomo")
     assert not load.errors
     (r,) = load.runs
-    assert r.score.correct == 1208 and r.run.run.system == "zep"
+    assert r.score.correct == 1208 and r.meta.system == "zep"
     assert r.join is not None and r.join.by_key["conversation+position"] == 1540
     assert r.score.categories["2"].n == 321  # categories come from the join; the files have none
-    assert r.run.run.answer_model == "gpt-5-mini"  # from config/system_config.json
+    assert r.meta.answer_model == "gpt-5-mini"  # from config/system_config.json
     assert "top-k not stated" in r.not_publishable_because
 
 

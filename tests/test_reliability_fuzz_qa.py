@@ -101,7 +101,7 @@ def test_broken_qa_files_end_in_runs_or_typed_errors(tmp_path_factory: pytest.Te
     load = load_qa(root)
     for err in load.errors:
         assert err.file and err.path and err.message
-    assert all(r.run.run.benchmark for r in load.runs)
+    assert all(r.meta.benchmark for r in load.runs)
 
 
 def test_a_broken_file_does_not_affect_other_runs(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ def test_nesting_depth_is_accepted_exactly_up_to_the_limit(
     (root / "deep.json").write_text(json.dumps(nested_run(depth)))
     total = depth + 3  # the document, the question list and the question object
     load = load_qa(root)
-    systems = sorted(r.run.run.system for r in load.runs)
+    systems = sorted(r.meta.system for r in load.runs)
     limit = memeval_settings.Limits().max_json_depth
     if total <= limit:
         assert systems == ["deep", "good"] and load.errors == ()
@@ -78,7 +78,7 @@ def test_csv_field_size_follows_the_limit(
     (root / "map.json").write_text(json.dumps(MAPPING))
     (root / "rows.csv").write_text(f"id,answer,ok\nq1,{'x' * size},1\n")
     load = load_qa(root)
-    systems = sorted(r.run.run.system for r in load.runs)
+    systems = sorted(r.meta.system for r in load.runs)
     if size <= limit_kb * 1024:
         assert systems == ["good", "mapped"]
     else:
@@ -120,4 +120,4 @@ def test_special_files_are_never_read(tmp_path_factory: pytest.TempPathFactory, 
     assert refused == {f"s{i}.json" for i, k in enumerate(kinds) if k in ("link-out", "dangling", "fifo", "dir-link")}
     _, qa = load_all_results(root, root, cache_dir=None)  # a FIFO would hang here if it were opened
     assert {e.file for e in qa.errors} == refused
-    assert all(r.run.run.system == "good" for r in qa.runs)
+    assert all(r.meta.system == "good" for r in qa.runs)

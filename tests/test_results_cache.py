@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +16,7 @@ from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.qa.ingest import load_qa
 from memeval_core.results import (
     RACY_WINDOW_NS,
+    Format,
     cached_load,
     default_cache_dir,
     input_fingerprint,
@@ -41,6 +44,15 @@ def _copy_pmb(tmp_path: Path) -> Path:
     return dst
 
 
+def _write_json(value: object, folder: Path) -> bool:
+    (folder / "value.json").write_text(json.dumps(value))
+    return True
+
+
+JSON: Format[Any] = Format(_write_json, lambda folder: json.loads((folder / "value.json").read_text()))
+"""A cache entry of any JSON value (the two real formats are the PMB and QA snapshots)."""
+
+
 def _counting_cold(calls: list[int], value: object) -> object:
     calls.append(1)
     return value
@@ -63,8 +75,8 @@ def test_second_load_is_served_from_the_cache(tmp_path: Path) -> None:
     (data / "a.json").write_text("[1]")
     _age(data)
     calls: list[int] = []
-    first = cached_load("t", data, (), lambda: _counting_cold(calls, {"v": 1}), tmp_path / "cache")
-    second = cached_load("t", data, (), lambda: _counting_cold(calls, {"v": 2}), tmp_path / "cache")
+    first = cached_load("t", data, (), lambda: _counting_cold(calls, {"v": 1}), JSON, tmp_path / "cache")
+    second = cached_load("t", data, (), lambda: _counting_cold(calls, {"v": 2}), JSON, tmp_path / "cache")
     assert first == second == {"v": 1}
     assert len(calls) == 1
 
@@ -76,17 +88,17 @@ def test_a_changed_file_invalidates(tmp_path: Path) -> None:
     _age(data)
     cache = tmp_path / "cache"
     calls: list[int] = []
-    assert cached_load("t", data, (), lambda: _counting_cold(calls, "old"), cache) == "old"
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "old"), JSON, cache) == "old"
     # Same size, later mtime: a rewrite the key must notice.
     (data / "a.json").write_text("[2]")
     _age(data, OLD_NS + 1)
-    assert cached_load("t", data, (), lambda: _counting_cold(calls, "new"), cache) == "new"
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "new"), JSON, cache) == "new"
     # An added file and a removed file invalidate too.
     (data / "b.json").write_text("{}")
     _age(data, OLD_NS + 1)
-    assert cached_load("t", data, (), lambda: _counting_cold(calls, "added"), cache) == "added"
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "added"), JSON, cache) == "added"
     (data / "b.json").unlink()
-    assert cached_load("t", data, (), lambda: _counting_cold(calls, "removed"), cache) == "removed"
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "removed"), JSON, cache) == "removed"
     assert len(calls) == 4
     # Only the latest entry of these inputs is kept.
     assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 1
@@ -114,7 +126,7 @@ def test_fresh_inputs_bypass_the_cache(tmp_path: Path) -> None:
     (data / "a.json").write_text("[1]")
     calls: list[int] = []
     for _ in range(2):
-        cached_load("t", data, (), lambda: _counting_cold(calls, 1), tmp_path / "cache")
+        cached_load("t", data, (), lambda: _counting_cold(calls, 1), JSON, tmp_path / "cache")
     assert len(calls) == 2
     assert not (tmp_path / "cache").exists()
 
@@ -126,13 +138,13 @@ def test_a_corrupt_entry_is_ignored_and_rebuilt(tmp_path: Path) -> None:
     _age(data)
     cache = tmp_path / "cache"
     calls: list[int] = []
-    cached_load("t", data, (), lambda: _counting_cold(calls, [1, 2, 3]), cache)
+    cached_load("t", data, (), lambda: _counting_cold(calls, [1, 2, 3]), JSON, cache)
     (entry,) = [p for p in cache.iterdir() if not p.name.startswith(".")]
-    (entry / "payload.pickle").write_bytes(b"\x80\x05not a pickle at all")
-    assert cached_load("t", data, (), lambda: _counting_cold(calls, [1, 2, 3]), cache) == [1, 2, 3]
+    (entry / "value.json").write_bytes(b"\x80\x05not JSON at all")
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, [1, 2, 3]), JSON, cache) == [1, 2, 3]
     assert len(calls) == 2
     # The rebuilt entry is valid again.
-    assert cached_load("t", data, (), lambda: _counting_cold(calls, None), cache) == [1, 2, 3]
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, None), JSON, cache) == [1, 2, 3]
     assert len(calls) == 2
 
 
@@ -145,7 +157,7 @@ def test_an_unwritable_cache_still_loads(tmp_path: Path) -> None:
     blocker.write_text("a file where the cache folder should be")
     calls: list[int] = []
     for _ in range(2):
-        assert cached_load("t", data, (), lambda: _counting_cold(calls, 7), blocker / "cache") == 7
+        assert cached_load("t", data, (), lambda: _counting_cold(calls, 7), JSON, blocker / "cache") == 7
     assert len(calls) == 2
 
 
@@ -220,6 +232,10 @@ def test_load_all_results_equals_both_loads_and_fills_both_cache_entries(
     _age(qa_root)
     cache = tmp_path / "cache"
     first_pmb, first_qa = load_all_results(pmb, qa_root, cache_dir=cache)
+    # Each entry is the export's snapshot format plus load.json: JSON and Parquet, nothing pickled.
+    entries = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    assert len(entries) == 2
+    assert {f.suffix for e in entries for f in e.iterdir()} == {".json", ".jsonl", ".parquet"}
     _pmb_same(first_pmb, load_pmb(pmb))
     assert first_qa == load_qa(qa_root)
     assert len(first_qa.runs) >= 2 and first_qa.locomo is not None

@@ -157,7 +157,7 @@ def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture 
 
 def qa_boards(runs: Sequence[LoadedRun], publishable_only: bool = False) -> list[Board]:
     """One board per QA rank group (benchmark, and LoCoMo's category-5 rule), ranked by accuracy."""
-    files = {q.run_id: (q.run.run.source_file, q.run.run.source_sha256) for q in runs}
+    files = {q.run_id: (q.meta.source_file, q.meta.source_sha256) for q in runs}
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in qa_leaderboard.rows(list(runs)):
         if r["accuracy"] is not None and (r["publishable"] or not publishable_only):

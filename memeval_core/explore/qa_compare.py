@@ -61,12 +61,12 @@ Scored = tuple[QaQuestion, QuestionScore]
 
 
 def _source(run: LoadedRun) -> str:
-    return run.run.run.source_file or run.run_id
+    return run.meta.source_file or run.run_id
 
 
 def check_pairable(run_a: LoadedRun, run_b: LoadedRun) -> None:
     """Raise :class:`ValueError` unless A and B are of one benchmark and agree on scoring LoCoMo category 5."""
-    ma, mb = run_a.run.run, run_b.run.run
+    ma, mb = run_a.meta, run_b.meta
     if ma.benchmark != mb.benchmark:
         raise ValueError(
             f"cannot pair {_source(run_a)} ({ma.benchmark}) with {_source(run_b)} ({mb.benchmark}): "
@@ -86,7 +86,7 @@ def check_pairable(run_a: LoadedRun, run_b: LoadedRun) -> None:
 
 def _scored_index(run: LoadedRun) -> dict[str, Scored]:
     out: dict[str, Scored] = {}
-    for q, s in zip(run.run.questions, run.score.questions, strict=True):
+    for q, s in zip(run.run.questions, run.question_scores, strict=True):
         if not s.scored:
             continue
         if q.question_id in out:
@@ -217,7 +217,7 @@ def qa_compare_stats(
         _table(pairs),
         a=run_a.display_name,
         b=run_b.display_name,
-        benchmark=run_a.run.run.benchmark,
+        benchmark=run_a.meta.benchmark,
         terms=QA_TERMS,
         seed=seed,
         n_resamples=n_resamples,
@@ -225,7 +225,7 @@ def qa_compare_stats(
         method=method,
         category_order=tuple(run_a.score.categories),
         category_labels=_category_labels(pairs),
-        includes_adversarial=run_a.run.run.includes_adversarial,
+        includes_adversarial=run_a.meta.includes_adversarial,
         only_a=only_a,
         only_b=only_b,
     )

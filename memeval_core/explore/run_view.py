@@ -168,7 +168,7 @@ def pmb_view(run: PmbRun, runs: Sequence[PmbRun], fixture: PmbFixture | None) ->
 
 def qa_view(run: LoadedRun, runs: Sequence[LoadedRun]) -> RunView:
     """The view of a QA run, ranked among ``runs`` of its rank group."""
-    rows = qa_leaderboard.rows(list(runs), run.run.run.benchmark)
+    rows = qa_leaderboard.rows(list(runs), run.meta.benchmark)
     mine = next(r for r in rows if r["run_id"] == run.run_id)
     group = [r for r in rows if r["rank_group"] == mine["rank_group"] and r["accuracy"] is not None]
     acc, n = mine["accuracy"], mine["n_questions"]
@@ -196,7 +196,7 @@ def qa_view(run: LoadedRun, runs: Sequence[LoadedRun]) -> RunView:
         [{"failure": reason, "count": count} for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1])],
         columns=["failure", "count"],
     )
-    meta = run.run.run
+    meta = run.meta
     upstream, upstream_rows = upstream_provenance(meta.source_file, meta.source_sha256)
     return RunView(
         run_id=run.run_id,

@@ -237,7 +237,7 @@ def load_qa_part(results: Path, pmb_sources: frozenset[str], include_text: bool 
     errors = tuple(str(e) for e in load.errors if e.file not in pmb_sources)
     inputs: dict[str, InputFile] = {}
     for r in load.runs:
-        meta = r.run.run
+        meta = r.meta
         rels = [s for s in (meta.source_file or "").split(" + ") if s]
         rels += list(meta.metadata_sources)
         for rel in rels:
@@ -253,8 +253,8 @@ def load_qa_part(results: Path, pmb_sources: frozenset[str], include_text: bool 
     details: dict[str, pa.Table] = {}
     by_benchmark: dict[str, list[dict[str, Any]]] = {}
     for r in load.runs:
-        for q, s in zip(r.run.questions, r.score.questions, strict=True):
-            by_benchmark.setdefault(r.run.run.benchmark, []).append(
+        for q, s in zip(r.run.questions, r.question_scores, strict=True):
+            by_benchmark.setdefault(r.meta.benchmark, []).append(
                 {
                     "run_id": r.run_id,
                     "display_name": r.display_name,
@@ -316,9 +316,9 @@ def _withheld_text(results: Path, load: QaLoad) -> dict[str, tuple[str, ...]]:
     stated: dict[str, str | None] = {}
     by_benchmark: dict[str, set[str]] = {}
     for r in load.runs:
-        benchmark = r.run.run.benchmark
+        benchmark = r.meta.benchmark
         found = by_benchmark.setdefault(benchmark, {licences.DATASET_TEXT.get(benchmark, licences.UNKNOWN)})
-        for rel in (s for s in (r.run.run.source_file or "").split(" + ") if s):
+        for rel in (s for s in (r.meta.source_file or "").split(" + ") if s):
             found.add(licences.of_file(results, rel, stated))
     return {
         b: tuple(sorted(found - licences.PERMISSIVE))

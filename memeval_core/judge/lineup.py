@@ -26,7 +26,6 @@ from memeval_core.judge.output import REJUDGE
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.judges import judge_accuracy
 from memeval_core.qa.models import QaQuestion, Verdict
-from memeval_core.qa.scoring import score_run
 
 PUBLISHED = "as published"
 """The column of a run's accuracy under its own judges, as its source published them."""
@@ -34,7 +33,7 @@ PUBLISHED = "as published"
 
 def rejudge_of(run: LoadedRun) -> dict[str, Any] | None:
     """The ``run.rejudge`` block of a judged run, else None."""
-    block = (run.run.run.model_extra or {}).get(REJUDGE)
+    block = (run.meta.model_extra or {}).get(REJUDGE)
     return block if isinstance(block, dict) and isinstance(block.get("original_run_id"), str) else None
 
 
@@ -79,7 +78,7 @@ def _fold_one(original: LoadedRun, judged: Sequence[LoadedRun]) -> tuple[LoadedR
         for q in original.run.questions
     ]
     run = original.run.model_copy(update={"questions": questions})
-    return replace(original, run=run, score=score_run(run)), tuple(added)
+    return original.with_run(run), tuple(added)
 
 
 def fold(runs: Sequence[LoadedRun]) -> Folded:
@@ -177,8 +176,8 @@ class Sensitivity:
 
 
 def _group(run: LoadedRun) -> str:
-    adv = run.run.run.includes_adversarial
-    benchmark = run.run.run.benchmark
+    adv = run.meta.includes_adversarial
+    benchmark = run.meta.benchmark
     return benchmark if adv is None else f"{benchmark} ({'with' if adv else 'without'} category 5)"
 
 

@@ -114,15 +114,15 @@ def check_names(run: LoadedRun, names: Sequence[str]) -> None:
 
 def _link(run: LoadedRun) -> dict[str, Any]:
     """The original run this one re-judges (an already judged input keeps pointing at its own original)."""
-    earlier = (run.run.run.model_extra or {}).get(REJUDGE)
+    earlier = (run.meta.model_extra or {}).get(REJUDGE)
     if isinstance(earlier, dict) and "original_run_id" in earlier:
         return {k: earlier[k] for k in ("original_run_id", "original_source", "original_sha256") if k in earlier}
-    meta = run.run.run
+    meta = run.meta
     return {"original_run_id": run.run_id, "original_source": meta.source_file, "original_sha256": meta.source_sha256}
 
 
 def _meta(run: LoadedRun, prov: Provenance, names: Sequence[str]) -> dict[str, Any]:
-    meta = {k: v for k, v in run.run.run.model_dump(mode="json").items() if k not in _DROP}
+    meta = {k: v for k, v in run.meta.model_dump(mode="json").items() if k not in _DROP}
     variant = meta.get("variant")
     meta["variant"] = f"{variant}, judged by {prov.judge}" if variant else f"judged by {prov.judge}"
     meta["judge_models"] = list(dict.fromkeys([*meta.get("judge_models", []), prov.model]))

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
-from memeval_core.pmb.rescore import Aggregate, ScoredCase, aggregate_columns, columns_of
+from memeval_core.pmb.rescore import Aggregate, ScoredCase, ScoredColumns, aggregate_columns, columns_of
 
 Benchmark = Literal["pmb-single-turn", "pmb-session"]
 BENCHMARKS: tuple[Benchmark, ...] = ("pmb-single-turn", "pmb-session")
@@ -74,7 +74,20 @@ class PmbRun:
         pool: StringPool | None = None,
     ) -> PmbRun:
         """A run from its re-derived cases; their text is interned in ``pool`` (shared by a load's runs)."""
-        cols = columns_of(cases)
+        return cls.from_columns(identity, columns_of(cases), stated, ingestion, mismatches, extra_fields, pool)
+
+    @classmethod
+    def from_columns(
+        cls,
+        identity: RunIdentity,
+        cols: ScoredColumns,
+        stated: RetrievalSummary,
+        ingestion: Ingestion | None,
+        mismatches: tuple[str, ...] = (),
+        extra_fields: tuple[str, ...] = (),
+        pool: StringPool | None = None,
+    ) -> PmbRun:
+        """:meth:`from_cases` of cases given as columns (a field name -> that field of every case, in order)."""
         return cls(
             identity=identity,
             table=CaseTable.from_columns(cols, pool),

@@ -13,6 +13,7 @@ byte-identical files.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,7 @@ def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
                 "ingestion": None if r.ingestion is None else r.ingestion.model_dump(mode="json", by_alias=True),
                 "mismatches": list(r.mismatches),
                 "extra_fields": list(r.extra_fields),
+                "provenance": [list(pair) for pair in r.provenance],
             }
             for r in load.runs
         ],
@@ -120,6 +122,19 @@ def has_snapshot(directory: Path) -> bool:
     return all((directory / f).is_file() for f in (FIXTURE_FILE, RUNS_FILE, CASES_FILE))
 
 
+def _run_spans(run_ids: list[str]) -> dict[str, tuple[int, int]]:
+    """Each run's rows ``[start, stop)`` in the cases table, which holds a run's rows together."""
+    spans: dict[str, tuple[int, int]] = {}
+    start = 0
+    for run_id, rows in itertools.groupby(run_ids):
+        stop = start + sum(1 for _ in rows)
+        if run_id in spans:
+            raise ValueError(f"{CASES_FILE}: the rows of run {run_id!r} are not together")
+        spans[run_id] = (start, stop)
+        start = stop
+    return spans
+
+
 def read_snapshot(directory: Path) -> PmbLoad:
     """Rebuild the :class:`PmbLoad` a snapshot was written from."""
     fixture_doc = json.loads((directory / FIXTURE_FILE).read_text(encoding="utf-8"))
@@ -134,28 +149,21 @@ def read_snapshot(directory: Path) -> PmbLoad:
         source=str(directory),
         sha256=fixture_doc.get("sha256", {}),
     )
-    table = pq.read_table(directory / CASES_FILE).to_pylist()
-    by_run: dict[str, list[ScoredCase]] = {}
-    for row in table:
-        rid = row.pop("run_id")
-        for k in _TUPLE_FIELDS:
-            row[k] = tuple(row[k])
-        if row["questions"] is not None:
-            row["questions"] = tuple(row["questions"])
-        by_run.setdefault(rid, []).append(ScoredCase(**row))
+    columns = pq.read_table(directory / CASES_FILE).to_pydict()
+    spans = _run_spans(columns.pop("run_id"))
     runs = []
     pool = StringPool()
     for r in runs_doc["runs"]:
         ident = RunIdentity(**r["identity"])
-        runs.append(
-            PmbRun.from_cases(
-                identity=ident,
-                cases=tuple(by_run.get(ident.run_id, [])),
-                stated=RetrievalSummary.model_validate(r["stated"]),
-                ingestion=None if r["ingestion"] is None else Ingestion.model_validate(r["ingestion"]),
-                mismatches=tuple(r["mismatches"]),
-                extra_fields=tuple(r["extra_fields"]),
-                pool=pool,
-            )
+        lo, hi = spans.get(ident.run_id, (0, 0))
+        run = PmbRun.from_columns(
+            identity=ident,
+            cols={name: tuple(values[lo:hi]) for name, values in columns.items()},
+            stated=RetrievalSummary.model_validate(r["stated"]),
+            ingestion=None if r["ingestion"] is None else Ingestion.model_validate(r["ingestion"]),
+            mismatches=tuple(r["mismatches"]),
+            extra_fields=tuple(r["extra_fields"]),
+            pool=pool,
         )
+        runs.append(dataclasses.replace(run, provenance=tuple((k, v) for k, v in r.get("provenance", []))))
     return PmbLoad(tuple(runs), (), fixture, ())

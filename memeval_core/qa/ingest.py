@@ -20,11 +20,12 @@ import posixpath
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import orjson
+import pyarrow as pa
 
 from memeval_core import settings, tree
 from memeval_core.errors import IngestError
@@ -42,15 +43,18 @@ from memeval_core.qa.importers import (
 )
 from memeval_core.qa.importers._common import Source, UnjudgedError
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
-from memeval_core.qa.models import QaQuestion, QaRun
+from memeval_core.qa.models import QaQuestion, QaRun, RunMeta
 from memeval_core.qa.scoring import (
+    QuestionScore,
     RunScore,
     accuracy_without,
     is_disputed_list,
     parse_disputed,
-    score_run,
+    score_questions,
     scored_scores,
+    summarize,
 )
+from memeval_core.qa.table import questions_from_table, questions_table, scores_from_table
 
 SUFFIXES = (".json", ".jsonl", ".csv")
 SIDECAR_MAX_BYTES = 256 * 1024
@@ -86,16 +90,23 @@ MAPPING_FIX = "describe it with a mapping file: `python -m memeval_core mapping 
 
 @dataclass(frozen=True)
 class LoadedRun:
-    """One imported, joined and scored run."""
+    """One imported, joined and scored run: its metadata and aggregates, and its questions as one table.
 
-    run: QaRun
-    """The run in memeval's format."""
+    The questions live in :attr:`table` (see :mod:`memeval_core.qa.table`); :attr:`run` and
+    :attr:`question_scores` rebuild them as objects on first read, for the pages that show questions one
+    by one. Pages that rank or aggregate read :attr:`meta`, :attr:`score` and the table's columns.
+    """
+
+    meta: RunMeta
+    """What ran, how, and where it came from."""
+    table: pa.Table = field(repr=False, hash=False)
+    """One row per question: its fields and its score (:data:`memeval_core.qa.table.SCHEMA`)."""
     run_id: str
     """Stable id: source stem (merged runs: system and folder) plus the first 10 hex digits of the SHA-256."""
     display_name: str
     """Name unique within the benchmark: the system, plus the variant where systems repeat."""
     score: RunScore
-    """Scores re-derived from the questions."""
+    """Aggregates re-derived from the questions."""
     join: JoinReport | None
     """How the questions matched locomo10.json (LoCoMo runs with the dataset available)."""
     publishable: bool
@@ -110,6 +121,33 @@ class LoadedRun:
     """LoCoMo: accuracy without locomo-audit's disputed questions; None without the list or for other benchmarks."""
     n_disputed: int = 0
     """Scored questions left out of ``accuracy_without_disputed``."""
+
+    @classmethod
+    def of(cls, run: QaRun, run_id: str, display_name: str, **rest: Any) -> LoadedRun:
+        """A loaded run from a run in memeval's format: scored, its questions put in a table.
+
+        ``rest``: the other fields (``join``, ``publishable`` and ``not_publishable_because`` default to
+        none, False and no reasons).
+        """
+        questions = score_questions(run)
+        rest = {"join": None, "publishable": False, "not_publishable_because": (), **rest}
+        table = questions_table(run.questions, questions)
+        return cls(run.run, table, run_id, display_name, summarize(run.questions, questions), **rest)
+
+    @cached_property
+    def run(self) -> QaRun:
+        """The run in memeval's format, rebuilt from :attr:`table` on first read."""
+        return QaRun(run=self.meta, questions=questions_from_table(self.table))
+
+    @cached_property
+    def question_scores(self) -> tuple[QuestionScore, ...]:
+        """Every question's score, in run order, rebuilt from :attr:`table` on first read."""
+        return scores_from_table(self.table)
+
+    def with_run(self, run: QaRun) -> LoadedRun:
+        """This loaded run with other questions or metadata (re-judged, say): scored again."""
+        fresh = LoadedRun.of(run, self.run_id, self.display_name)
+        return replace(self, meta=fresh.meta, table=fresh.table, score=fresh.score)
 
 
 @dataclass(frozen=True)
@@ -464,18 +502,18 @@ def assign_display_names(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
     """The system where it is unique within its benchmark; else ``system (variant)``; the short hash last."""
     by_key: dict[tuple[str, str], list[int]] = {}
     for i, r in enumerate(runs):
-        by_key.setdefault((r.run.run.benchmark, r.run.run.system), []).append(i)
+        by_key.setdefault((r.meta.benchmark, r.meta.system), []).append(i)
     names: dict[int, str] = {}
     for (_, system), idx in by_key.items():
         for i in idx:
-            variant = runs[i].run.run.variant
+            variant = runs[i].meta.variant
             names[i] = system if len(idx) == 1 or not variant else f"{system} ({variant})"
         counts: dict[str, int] = {}
         for i in idx:
             counts[names[i]] = counts.get(names[i], 0) + 1
         for i in idx:
             if counts[names[i]] > 1:
-                names[i] = f"{names[i]} #{(runs[i].run.run.source_sha256 or '')[:8]}"
+                names[i] = f"{names[i]} #{(runs[i].meta.source_sha256 or '')[:8]}"
     return [replace(r, display_name=names[i]) for i, r in enumerate(runs)]
 
 
@@ -597,18 +635,11 @@ class _ScoredRun:
 
     order: Key
     """(key of its shard group's first import, key of its own first import): the serial load's order."""
-    run: QaRun
-    report: JoinReport | None
-    files: tuple[str, ...]
-    score: RunScore
-    publishable: bool
-    reasons: tuple[str, ...]
+    loaded: LoadedRun
     duplicate_key: tuple[str, str, int]
     """:func:`_duplicate_key`: only runs sharing it can be duplicates."""
-    run_id: str
-    """:func:`_run_id`."""
-    scored: tuple[tuple[str, ...], tuple[float, ...]]
-    """LoCoMo runs: id and score of every scored question (for accuracy without disputed questions)."""
+    richness: tuple[int, int]
+    """:func:`_richness`: of two duplicates, the richer file stays."""
 
 
 @dataclass(frozen=True)
@@ -761,23 +792,13 @@ def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: S
     ]
     out: list[_ScoredRun] = []
     for run, report, shard_files, (group, own) in merge_shards(joined):
-        score = score_run(run)
-        ok, reasons = publishable.check(run, score, report)
-        is_locomo = run.run.benchmark == locomo.BENCHMARK
-        out.append(
-            _ScoredRun(
-                order=(imported[group][0], imported[own][0]),
-                run=run,
-                report=report,
-                files=shard_files,
-                score=score,
-                publishable=ok,
-                reasons=tuple(reasons),
-                duplicate_key=_duplicate_key(run),
-                run_id=_run_id(run, bool(shard_files)),
-                scored=scored_scores(score) if is_locomo else ((), ()),
-            )
+        loaded = LoadedRun.of(
+            run, _run_id(run, bool(shard_files)), run.run.system, join=report, merged_from=shard_files
         )
+        ok, reasons = publishable.check(run, loaded.score, report)
+        loaded = replace(loaded, publishable=ok, not_publishable_because=tuple(reasons))
+        order = (imported[group][0], imported[own][0])
+        out.append(_ScoredRun(order, loaded, _duplicate_key(run), _richness(run)))
     return _FilesLoad(out, errors, skipped, disputed, frozenset(result_files), frozenset(consumed))
 
 
@@ -790,17 +811,14 @@ def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[Load
     seen: dict[Any, int] = {}
     for i, r in enumerate(scored):
         # A run whose duplicate key is unique cannot equal another: its position stands in for the digest.
-        if counts[r.duplicate_key] > 1:
-            fp: Any = _fingerprint(r.run)
-        else:
-            fp = ("unique", i)
+        fp: Any = _fingerprint(r.loaded.run) if counts[r.duplicate_key] > 1 else ("unique", i)
         if fp in seen:
             k = seen[fp]
             other, dups = kept[k]
-            if _richness(r.run) > _richness(other.run):
-                kept[k] = (r, [*dups, other.run.run.source_file or ""])
+            if r.richness > other.richness:
+                kept[k] = (r, [*dups, other.loaded.meta.source_file or ""])
             else:
-                dups.append(r.run.run.source_file or "")
+                dups.append(r.loaded.meta.source_file or "")
             continue
         seen[fp] = len(kept)
         kept.append((r, []))
@@ -808,23 +826,9 @@ def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[Load
     loaded: list[LoadedRun] = []
     for r, dups in kept:
         acc_wo, n_disp = (None, 0)
-        if r.run.run.benchmark == locomo.BENCHMARK and disputed:
-            acc_wo, n_disp = accuracy_without(*r.scored, disputed)
-        loaded.append(
-            LoadedRun(
-                run=r.run,
-                run_id=r.run_id,
-                display_name=r.run.run.system,
-                score=r.score,
-                join=r.report,
-                publishable=r.publishable,
-                not_publishable_because=r.reasons,
-                merged_from=r.files,
-                duplicates=tuple(dups),
-                accuracy_without_disputed=acc_wo,
-                n_disputed=n_disp,
-            )
-        )
+        if r.loaded.meta.benchmark == locomo.BENCHMARK and disputed:
+            acc_wo, n_disp = accuracy_without(*scored_scores(r.loaded.question_scores), disputed)
+        loaded.append(replace(r.loaded, duplicates=tuple(dups), accuracy_without_disputed=acc_wo, n_disputed=n_disp))
     loaded = assign_display_names(loaded)
-    loaded.sort(key=lambda r: (r.run.run.benchmark, r.display_name))
+    loaded.sort(key=lambda r: (r.meta.benchmark, r.display_name))
     return loaded

@@ -64,7 +64,7 @@ def is_multi_judge(run: LoadedRun) -> bool:
 
 def panel_key(run: LoadedRun) -> tuple[str, bool | None, tuple[str, ...]]:
     """Runs are compared only within a panel: same benchmark, same ``includes_adversarial``, same judges."""
-    return (run.run.run.benchmark, run.run.run.includes_adversarial, tuple(sorted(run.score.judges)))
+    return (run.meta.benchmark, run.meta.includes_adversarial, tuple(sorted(run.score.judges)))
 
 
 def panel_label(key: tuple[str, bool | None, tuple[str, ...]]) -> str:
@@ -109,7 +109,7 @@ class JudgeAccuracy:
 def judge_accuracy(run: LoadedRun) -> tuple[JudgeAccuracy, ...]:
     """Accuracy under each judge of the run alone (see the module docstring), in the run's judge order."""
     out = []
-    pairs = [(q, s) for q, s in zip(run.run.questions, run.score.questions, strict=True) if s.scored]
+    pairs = [(q, s) for q, s in zip(run.run.questions, run.question_scores, strict=True) if s.scored]
     for j in run.score.judges:
         scores: list[float] = []
         passed = 0
@@ -429,13 +429,13 @@ def _item_scores(runs: Sequence[LoadedRun], judge: str) -> FloatArray:
     """``(questions x runs)`` per-question scores under ``judge``: failures 0, ungraded NaN; union of questions."""
     ids: list[str] = []
     for r in runs:
-        for s in r.score.questions:
+        for s in r.question_scores:
             if s.scored and s.question_id not in ids:
                 ids.append(s.question_id)
     index = {q: i for i, q in enumerate(ids)}
     out = np.full((len(ids), len(runs)), np.nan)
     for c, r in enumerate(runs):
-        for s in r.score.questions:
+        for s in r.question_scores:
             if not s.scored:
                 continue
             if s.failure is not None:

@@ -89,14 +89,14 @@ COLUMN_HELP: dict[str, str] = {
 
 
 def _rank_group(r: LoadedRun) -> str:
-    adv = r.run.run.includes_adversarial
+    adv = r.meta.includes_adversarial
     if adv is None:
-        return r.run.run.benchmark
-    return f"{r.run.run.benchmark} ({'with' if adv else 'without'} category 5)"
+        return r.meta.benchmark
+    return f"{r.meta.benchmark} ({'with' if adv else 'without'} category 5)"
 
 
 def _repeat_key(r: LoadedRun) -> tuple[Any, ...] | None:
-    m = r.run.run
+    m = r.meta
     if m.repeat is None:
         return None
     return (m.benchmark, m.system, m.variant, m.answer_model, m.top_k, tuple(m.judge_models))
@@ -105,10 +105,10 @@ def _repeat_key(r: LoadedRun) -> tuple[Any, ...] | None:
 def row(runs: Sequence[LoadedRun]) -> dict[str, Any]:
     """The row of one run, or of several repeats of one configuration (first run's identity)."""
     first = runs[0]
-    meta = first.run.run
+    meta = first.meta
     s = first.score
     # Rows show no per-question means: a run unpickled from the warm-start cache keeps its questions packed.
-    rep = combine_repeats([r.score for r in runs], per_question=False)
+    rep = combine_repeats([r.score for r in runs])
     single = len(runs) == 1
     lat = summarize(list(s.latency_ms))
     reasons = list(dict.fromkeys(x for r in runs for x in r.not_publishable_because))
@@ -143,7 +143,7 @@ def row(runs: Sequence[LoadedRun]) -> dict[str, Any]:
         "answer_model": meta.answer_model,
         "judge_models": list(meta.judge_models),
         "format": meta.format,
-        "source": " | ".join(r.run.run.source_file or "" for r in runs),
+        "source": " | ".join(r.meta.source_file or "" for r in runs),
         "joined": first.join.summary() if first.join is not None else None,
     }
 
@@ -152,11 +152,11 @@ def rows(runs: Sequence[LoadedRun], benchmark: str | None = None) -> list[dict[s
     """Leaderboard rows, repeats combined, ranked within (benchmark, includes_adversarial) groups."""
     groups: dict[Any, list[LoadedRun]] = {}
     for r in runs:
-        if benchmark is not None and r.run.run.benchmark != benchmark:
+        if benchmark is not None and r.meta.benchmark != benchmark:
             continue
         key = _repeat_key(r) or ("single", r.run_id)
         groups.setdefault(key, []).append(r)
-    out = [row(sorted(g, key=lambda r: r.run.run.repeat or 0)) for g in groups.values()]
+    out = [row(sorted(g, key=lambda r: r.meta.repeat or 0)) for g in groups.values()]
     by_group: dict[str, list[dict[str, Any]]] = {}
     for x in out:
         by_group.setdefault(x["rank_group"], []).append(x)

@@ -85,7 +85,7 @@ def qa_queries(run: LoadedRun, k: int = DEFAULT_K) -> RunQueries | None:
     return RunQueries(
         run_id=run.run_id,
         display_name=run.display_name,
-        benchmark=run.run.run.benchmark,
+        benchmark=run.meta.benchmark,
         query_ids=tuple(q.question_id for q in questions),
         scores=evaluate(retrieved, gold, k),
         n_without_ids=sum(q.retrieved_ids is None for q in questions),

@@ -194,10 +194,8 @@ class GroupScore:
 
 @dataclass(frozen=True)
 class RunScore:
-    """A run's aggregates, all re-derived from its questions."""
+    """A run's aggregates, all re-derived from its questions (the per-question scores: :func:`score_questions`)."""
 
-    questions: tuple[QuestionScore, ...]
-    """Every question (scored or not), in run order."""
     n_questions: int
     """Scored questions (the denominator)."""
     n_unscored: int
@@ -250,21 +248,30 @@ def _per_judge_accuracy(judges: Sequence[str], scored: Sequence[QuestionScore], 
     return {j: math.fsum(vs) / len(vs) for j, vs in values.items() if vs}
 
 
+def score_questions(run: QaRun, w: float = 1.0) -> tuple[QuestionScore, ...]:
+    """:func:`score_question` of every question, in run order."""
+    return tuple(score_question(q, w) for q in run.questions)
+
+
 def score_run(run: QaRun, w: float = 1.0) -> RunScore:
-    """Score every question (:func:`score_question`) and aggregate over the scored ones.
+    """The run's aggregates over its scored questions (:func:`summarize` of :func:`score_questions`)."""
+    return summarize(run.questions, score_questions(run, w))
+
+
+def summarize(run_questions: Sequence[QaQuestion], questions: Sequence[QuestionScore]) -> RunScore:
+    """Aggregate scored questions (``questions[i]`` scores ``run_questions[i]``).
 
     Accuracy, FAMA and group accuracies are means of question scores (``math.fsum``, correctly rounded);
     majority accuracy is defined only when some scored question has 2+ verdicts; categories are ordered by
     code (numeric codes numerically) and named after their last scored question; kinds follow
     :data:`GROUPMEMBENCH_KINDS`.
     """
-    questions = tuple(score_question(q, w) for q in run.questions)
-    pairs = [(q, s) for q, s in zip(run.questions, questions, strict=True) if s.scored]
+    pairs = [(q, s) for q, s in zip(run_questions, questions, strict=True) if s.scored]
     scored = [s for _, s in pairs]
     n = len(scored)
     reasons = dict(Counter(s.failure for s in scored if s.failure is not None))
     n_failed = sum(reasons.values())
-    judges = tuple(dict.fromkeys(v.judge for q in run.questions for v in q.verdicts))
+    judges = tuple(dict.fromkeys(v.judge for q in run_questions for v in q.verdicts))
     by_category: dict[str, list[QuestionScore]] = {}
     names: dict[str, str | None] = {}
     by_kind: dict[str, list[QuestionScore]] = {}
@@ -276,7 +283,6 @@ def score_run(run: QaRun, w: float = 1.0) -> RunScore:
             by_kind.setdefault(kind, []).append(s)
     multi = any(len(q.verdicts) >= 2 for q, _ in pairs)
     return RunScore(
-        questions=questions,
         n_questions=n,
         n_unscored=len(questions) - n,
         accuracy=math.fsum(s.score for s in scored) / n if n else None,
@@ -297,14 +303,14 @@ def _code_key(code: str) -> tuple[int, int | str]:
     return (0, int(code)) if code.isdigit() else (1, code)
 
 
-def accuracy_excluding(score: RunScore, excluded: Iterable[str]) -> tuple[float | None, int]:
+def accuracy_excluding(questions: Sequence[QuestionScore], excluded: Iterable[str]) -> tuple[float | None, int]:
     """Accuracy over scored questions whose id is not in ``excluded``, and how many were excluded."""
-    return accuracy_without(*scored_scores(score), excluded)
+    return accuracy_without(*scored_scores(questions), excluded)
 
 
-def scored_scores(score: RunScore) -> tuple[tuple[str, ...], tuple[float, ...]]:
+def scored_scores(questions: Sequence[QuestionScore]) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """Id and score of every scored question, in run order (what :func:`accuracy_without` needs)."""
-    kept = [s for s in score.questions if s.scored]
+    kept = [s for s in questions if s.scored]
     return tuple([s.question_id for s in kept]), tuple([s.score for s in kept])
 
 
@@ -367,15 +373,16 @@ class RepeatSummary:
     """Question id -> mean score over the repeats that contain it."""
 
 
-def combine_repeats(scores: Sequence[RunScore], per_question: bool = True) -> RepeatSummary:
+def combine_repeats(scores: Sequence[RunScore], questions: Sequence[Sequence[QuestionScore]] = ()) -> RepeatSummary:
     """Average repeats of one configuration: mean accuracy with std (n - 1), min, max; per-question means.
 
-    ``per_question=False`` leaves ``per_question`` empty and reads no per-question scores.
+    ``questions``: each repeat's per-question scores (:func:`score_questions`), for ``per_question``; empty
+    leaves ``per_question`` empty.
     """
     accs = [s.accuracy for s in scores if s.accuracy is not None]
     per_q: dict[str, list[float]] = {}
-    for s in scores if per_question else ():
-        for qid, x in zip(*scored_scores(s), strict=True):
+    for repeat in questions:
+        for qid, x in zip(*scored_scores(repeat), strict=True):
             per_q.setdefault(qid, []).append(x)
     return RepeatSummary(
         n=len(scores),

@@ -1,21 +1,20 @@
-"""A self-contained snapshot of loaded QA runs: what an export ships so the Space shows LoCoMo/LongMemEval.
+"""A self-contained snapshot of loaded QA runs: what an export ships and what the warm-start cache keeps.
 
-Two files rebuild a :class:`QaLoad` without the raw result files, the sidecars or ``locomo10.json``:
+Three files rebuild a :class:`QaLoad` without the raw result files, the sidecars or ``locomo10.json``:
 
 - ``qa-load.json``: ``snapshot_version``, the scoring version, the LoCoMo dataset the runs were joined
   against (relative path and SHA-256 only; the dataset is CC BY-NC and is never shipped) and the
   disputed LoCoMo question ids (locomo-audit);
 - ``qa-runs.jsonl``: one line per run, in load order: ``run_id``, ``display_name``, the join report, the
   publishable verdict and its reasons, ``merged_from``, ``duplicates``, ``accuracy_without_disputed``,
-  ``n_disputed`` - everything derived from data that is not shipped - and ``qa_run``, the run in
-  memeval's canonical versioned run format (:class:`memeval_core.qa.models.QaRun`).
+  ``n_disputed``, ``meta`` (the run's metadata, :class:`memeval_core.qa.models.RunMeta`) and ``score`` (its
+  aggregates, :class:`memeval_core.qa.scoring.RunScore`);
+- ``qa-questions.parquet``: every run's question table (:mod:`memeval_core.qa.table`) one after the other,
+  ``run_id`` first.
 
-Per-question scores are not stored: reading re-scores each ``qa_run`` with
-:func:`memeval_core.qa.scoring.score_run`, which is a pure function of the run, so the rebuilt
-:class:`LoadedRun` equals the loaded one. A snapshot written by other scoring code is refused.
-
-The run lines use the key ``qa_run`` rather than ``run`` so that a snapshot folder scanned as raw
-results is never mistaken for runs written in memeval's own format.
+Reading builds no object per question: each run's table is a slice of the one Parquet table. A snapshot
+written by other scoring code is refused. The run lines never use the key ``run``, so a snapshot folder
+scanned as raw results is never mistaken for runs written in memeval's own format.
 
 Writing is deterministic (fixed key order, no timestamps, compact JSON) so equal loads give
 byte-identical files, and writing a snapshot read back from disk reproduces it byte for byte.
@@ -24,23 +23,30 @@ byte-identical files, and writing a snapshot read back from disk reproduces it b
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from memeval_core import SCORING_VERSION
 from memeval_core.qa.ingest import LoadedRun, QaLoad
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
-from memeval_core.qa.models import QaRun
-from memeval_core.qa.scoring import score_run
+from memeval_core.qa.models import RunMeta
+from memeval_core.qa.scoring import GroupScore, RunScore
+from memeval_core.qa.table import SCHEMA
 
 LOAD_FILE = "qa-load.json"
 """Load-level facts: version, LoCoMo dataset reference, disputed ids."""
 RUNS_FILE = "qa-runs.jsonl"
 """One run per line."""
-SNAPSHOT_VERSION = 1
+QUESTIONS_FILE = "qa-questions.parquet"
+"""Every run's questions and their scores."""
+SNAPSHOT_VERSION = 2
 """Layout version of the two files."""
 
 
@@ -78,8 +84,18 @@ def run_record(r: LoadedRun) -> dict[str, Any]:
         "duplicates": list(r.duplicates),
         "accuracy_without_disputed": r.accuracy_without_disputed,
         "n_disputed": r.n_disputed,
-        "qa_run": r.run.model_dump(mode="json"),
+        "meta": r.meta.model_dump(mode="json"),
+        "score": dataclasses.asdict(r.score),
     }
+
+
+_WITH_RUN_ID = SCHEMA.insert(0, pa.field("run_id", pa.string()))
+
+
+def questions_of(runs: Sequence[LoadedRun]) -> pa.Table:
+    """Every run's question table, one after the other, ``run_id`` first."""
+    tables = [r.table.add_column(0, "run_id", pa.array([r.run_id] * r.table.num_rows, pa.string())) for r in runs]
+    return pa.concat_tables(tables) if tables else _WITH_RUN_ID.empty_table()
 
 
 def write_qa_snapshot(load: QaLoad, out: Path, *, results: Path | None = None) -> list[Path]:
@@ -98,17 +114,18 @@ def write_qa_snapshot(load: QaLoad, out: Path, *, results: Path | None = None) -
         "disputed": sorted(load.disputed),
         "runs": len(load.runs),
     }
-    paths = [out / LOAD_FILE, out / RUNS_FILE]
+    paths = [out / LOAD_FILE, out / RUNS_FILE, out / QUESTIONS_FILE]
     paths[0].write_text(json.dumps(load_doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     with paths[1].open("w", encoding="utf-8", newline="\n") as f:
         for r in load.runs:
             f.write(_dump_line(run_record(r)) + "\n")
+    pq.write_table(questions_of(load.runs), paths[2], compression="zstd", write_statistics=False)
     return paths
 
 
 def has_qa_snapshot(directory: Path) -> bool:
-    """True when ``directory`` holds both QA snapshot files."""
-    return all((directory / f).is_file() for f in (LOAD_FILE, RUNS_FILE))
+    """True when ``directory`` holds the three QA snapshot files."""
+    return all((directory / f).is_file() for f in (LOAD_FILE, RUNS_FILE, QUESTIONS_FILE))
 
 
 def _field(rec: dict[str, Any], key: str, where: str) -> Any:
@@ -117,25 +134,33 @@ def _field(rec: dict[str, Any], key: str, where: str) -> Any:
     return rec[key]
 
 
-def _loaded_run(rec: Any, where: str) -> LoadedRun:
+def _score(doc: Any) -> RunScore:
+    """A :class:`RunScore` from its ``dataclasses.asdict`` form."""
+    groups = {name: {k: GroupScore(**g) for k, g in doc[name].items()} for name in ("categories", "kinds")}
+    return RunScore(**{**doc, **groups, "judges": tuple(doc["judges"]), "latency_ms": tuple(doc["latency_ms"])})
+
+
+def _loaded_run(rec: Any, where: str, table: pa.Table) -> LoadedRun:
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: a run line must be a JSON object")
     try:
-        run = QaRun.model_validate(_field(rec, "qa_run", where))
+        meta = RunMeta.model_validate(_field(rec, "meta", where))
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
-        raise ValueError(f"{where}: field qa_run.{loc}: {err['msg']}") from exc
+        raise ValueError(f"{where}: field meta.{loc}: {err['msg']}") from exc
     join = _field(rec, "join", where)
     try:
         report = None if join is None else JoinReport(**{**join, "unmatched": tuple(join["unmatched"])})
-    except (TypeError, KeyError) as exc:
-        raise ValueError(f"{where}: field 'join' is not a join report ({exc})") from exc
+        score = _score(_field(rec, "score", where))
+    except (TypeError, KeyError, AttributeError) as exc:
+        raise ValueError(f"{where}: field 'join' or 'score' is malformed ({exc})") from exc
     return LoadedRun(
-        run=run,
+        meta=meta,
+        table=table,
         run_id=str(_field(rec, "run_id", where)),
         display_name=str(_field(rec, "display_name", where)),
-        score=score_run(run),
+        score=score,
         join=report,
         publishable=bool(_field(rec, "publishable", where)),
         not_publishable_because=tuple(_field(rec, "not_publishable_because", where)),
@@ -146,8 +171,26 @@ def _loaded_run(rec: Any, where: str) -> LoadedRun:
     )
 
 
+def _tables_by_run(path: Path) -> dict[str, pa.Table]:
+    """Each run's question table: a slice (no copy) of the one Parquet table, which holds a run's rows together."""
+    table = pq.read_table(path)
+    if table.schema.names != ["run_id", *SCHEMA.names]:
+        raise ValueError(f"{path}: the columns are not those of this memeval's question table")
+    # Parquet names list items ``element``: cast back to the schema the load builds (same values).
+    table = table.cast(_WITH_RUN_ID)
+    out: dict[str, pa.Table] = {}
+    start = 0
+    for run_id, rows in itertools.groupby(table.column("run_id").to_pylist()):
+        n = sum(1 for _ in rows)
+        if run_id in out:
+            raise ValueError(f"{path}: the rows of run {run_id!r} are not together")
+        out[run_id] = table.slice(start, n).drop_columns(["run_id"])
+        start += n
+    return out
+
+
 def read_qa_snapshot(directory: Path) -> QaLoad:
-    """Rebuild the :class:`QaLoad` a snapshot was written from (runs re-scored; no errors, no skipped files).
+    """Rebuild the :class:`QaLoad` a snapshot was written from (no errors, no skipped files).
 
     ``locomo`` is a :class:`LocomoDataset` without questions that names the dataset the runs were joined
     against: the joins themselves are in the runs, the dataset is not shipped. Raise ``ValueError`` naming
@@ -169,6 +212,8 @@ def read_qa_snapshot(directory: Path) -> QaLoad:
         )
     ds_doc = _field(doc, "locomo", str(load_path))
     ds = None if ds_doc is None else LocomoDataset((), str(ds_doc["source"]), str(ds_doc["sha256"]))
+    tables = _tables_by_run(directory / QUESTIONS_FILE)
+    empty = SCHEMA.empty_table()
     runs: list[LoadedRun] = []
     with runs_path.open(encoding="utf-8") as f:
         for n, line in enumerate(f, start=1):
@@ -177,7 +222,8 @@ def read_qa_snapshot(directory: Path) -> QaLoad:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{where}: not valid JSON: {exc.msg}") from exc
-            runs.append(_loaded_run(rec, where))
+            run_id = rec.get("run_id") if isinstance(rec, dict) else None
+            runs.append(_loaded_run(rec, where, tables.get(str(run_id), empty)))
     if len(runs) != doc.get("runs"):
         raise ValueError(f"{load_path}: field 'runs' says {doc.get('runs')!r} runs, {runs_path.name} holds {len(runs)}")
     disputed = _field(doc, "disputed", str(load_path))
