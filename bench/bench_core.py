@@ -100,13 +100,14 @@ def _met(point: dict[str, Any]) -> dict[str, bool]:
     }
 
 
-def _sizes(parser: argparse.ArgumentParser) -> None:
+def _options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", default="900x100,4500x500,10000x1000", help="PMBxLoCoMo run counts, comma-separated")
+    parser.add_argument("--repeat", type=int, default=2, help="starts of each kind per size; the best counts")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Measure and report."""
-    args = parse_args(__doc__ or "", argv, _sizes)
+    args = parse_args(__doc__ or "", argv, _options)
     if not PMB_DIR.is_dir() or not QA_BASE.is_file():
         raise SystemExit(f"{SHARED_DATA} is absent: this benchmark reads the public data there")
     sizes = [(8, 2)] if args.quick else [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
         for n_pmb, n_qa in sizes:
             root = work / f"corpus-{n_pmb}-{n_qa}"
             make_corpus(root, n_pmb, n_qa)
-            point = {"pmb_runs": n_pmb, "qa_runs": n_qa, **measure(root, empty, 1 if args.quick else 2)}
+            point = {"pmb_runs": n_pmb, "qa_runs": n_qa, **measure(root, empty, 1 if args.quick else args.repeat)}
             point["met"] = _met(point)
             points.append(point)
             rows.append({k: v for k, v in point.items() if k not in ("met", "exit_codes")})

@@ -18,7 +18,10 @@ from memeval_core.runner.client import WrapperError
 from memeval_core.runner.config import ProviderConfig, load_provider_config
 from memeval_core.runner.run import SUITES, RunOptions, run_pmb
 from memeval_core.settings import fixtures_dir, results_dir
+from memeval_core.wrappers.reference import Everything, Nothing
+from memeval_core.wrappers.replay import Replay
 from memeval_core.wrappers.server import Provider, WrapperServer
+from memeval_core.wrappers.sqlite_fts import SqliteFts
 
 WRAPPERS = ("sqlite-fts", "nothing", "everything", "replay")
 
@@ -77,9 +80,6 @@ def cmd_run_pmb(args: argparse.Namespace) -> int:
 
 def make_provider(args: argparse.Namespace) -> Provider:
     """The provider ``wrapper NAME`` serves."""
-    from memeval_core.wrappers.reference import Everything, Nothing
-    from memeval_core.wrappers.replay import Replay
-    from memeval_core.wrappers.sqlite_fts import SqliteFts
 
     if args.name == "sqlite-fts":
         db = Path(args.db) if args.db else Path(tempfile.gettempdir()) / "memeval-sqlite-fts.db"

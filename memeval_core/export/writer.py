@@ -54,7 +54,8 @@ from memeval_core.export.models import (
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.run import BENCHMARKS
 from memeval_core.pmb.snapshot import cases_table, write_snapshot
-from memeval_core.qa.ingest import QaLoad
+from memeval_core.qa import leaderboard as qa_leaderboard
+from memeval_core.qa.ingest import QaLoad, load_qa
 from memeval_core.qa.snapshot import write_qa_snapshot
 from memeval_core.results import load_pmb_results
 from memeval_core.settings import PROJECT_ROOT, SPACE_MARKER
@@ -230,9 +231,6 @@ def load_qa_part(results: Path, pmb_sources: frozenset[str], include_text: bool 
     answer text goes into the details only when the dataset's licence and every run file's are permissive,
     or with ``include_text``.
     """
-    from memeval_core.qa import leaderboard as qa_leaderboard
-    from memeval_core.qa.ingest import load_qa
-
     load = load_qa(results)
     errors = tuple(str(e) for e in load.errors if e.file not in pmb_sources)
     inputs: dict[str, InputFile] = {}

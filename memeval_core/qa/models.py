@@ -173,8 +173,3 @@ class QaRun(QaModel):
     @classmethod
     def _migrate(cls, data: Any) -> Any:
         return migrate(data, SCHEMA_VERSION, MIGRATIONS, 1)
-
-
-def records_retrieved_ids(run: QaRun) -> bool:
-    """At least one scored question carries ``retrieved_ids``."""
-    return any(q.scored and q.retrieved_ids is not None for q in run.questions)

@@ -33,7 +33,6 @@ from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import PmbRun
 from memeval_core.pmb.session import gold_turn
 from memeval_core.qa.ingest import LoadedRun
-from memeval_core.qa.models import records_retrieved_ids
 
 DEFAULT_K = 5
 """Rank cutoff used unless another is asked for."""
@@ -74,21 +73,21 @@ class RetrievalSummary:
 
 
 def qa_queries(run: LoadedRun, k: int = DEFAULT_K) -> RunQueries | None:
-    """Per-question metrics of a QA run that records retrieved ids; None when no question carries them."""
-    if not records_retrieved_ids(run.run):  # answered without unpacking the questions of a cached run
+    """Per-question metrics of a QA run that records retrieved ids; None when no scored question carries them.
+
+    Read from the run's question table: three columns of the scored questions, no question objects.
+    """
+    table = run.table.filter(run.table.column("scored"))
+    ids = table.select(["question_id", "retrieved_ids", "gold_evidence_ids"]).to_pydict()
+    if all(r is None for r in ids["retrieved_ids"]):
         return None
-    questions = [q for q in run.run.questions if q.scored]
-    if not any(q.retrieved_ids is not None for q in questions):
-        return None
-    retrieved = [list(q.retrieved_ids or ()) for q in questions]
-    gold = [list(q.gold_evidence_ids or ()) for q in questions]
     return RunQueries(
         run_id=run.run_id,
         display_name=run.display_name,
         benchmark=run.meta.benchmark,
-        query_ids=tuple(q.question_id for q in questions),
-        scores=evaluate(retrieved, gold, k),
-        n_without_ids=sum(q.retrieved_ids is None for q in questions),
+        query_ids=tuple(ids["question_id"]),
+        scores=evaluate([r or [] for r in ids["retrieved_ids"]], [g or [] for g in ids["gold_evidence_ids"]], k),
+        n_without_ids=sum(r is None for r in ids["retrieved_ids"]),
     )
 
 

@@ -6,6 +6,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from memeval_core.pmb.assertions import normalize_failure
+from memeval_core.runner.report import summary
+
 SINGLE_FIELDS = (
     "pinnedBeliefs",
     "relevantBeliefs",
@@ -96,8 +99,6 @@ def explain(diff: Difference, theirs: dict[str, Any], fixture_categories: dict[s
 
     ``fixture_categories``: case id -> the fixture's category.
     """
-    from memeval_core.pmb.assertions import normalize_failure
-    from memeval_core.runner.report import summary
 
     if diff.field == "failures" and [normalize_failure(f) for f in diff.theirs or []] == diff.ours:
         return "the report's harness tags each failure with `[provider] `"
