@@ -273,6 +273,11 @@ LABELS: dict[str, Label] = {
     "upstream_commit": _l("Upstream commit", "The commit the catalogue pins the file at."),
     "upstream_path": _l("Upstream path", "The file's path in its repository."),
     "licence": _l("Licence", "The licence the file is published under."),
+    "made_by": _l(
+        "Provenance",
+        "What the report says about how it was made: the package and version, the day it ran, and the "
+        "provider wrapper it talked to (memeval's runner writes all three; most published baselines say nothing).",
+    ),
     # --- keys added for the judges, latency and session drift pages
     "agreement_scope": _l(
         "Questions of", "Which questions the statistic uses: one run's, or those of all selected runs pooled."

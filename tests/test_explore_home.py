@@ -64,3 +64,15 @@ def test_publishable_only_reranks(shared_data: Path) -> None:
     only = home.qa_boards(qa.runs, publishable_only=True)
     (locomo,) = [b for b in only if b.title == "LoCoMo (without category 5)"]
     assert list(locomo.frame["display_name"]) == ["mem0"] and list(locomo.frame["rank"]) == [1]
+
+
+def test_provenance_names_the_package_the_day_and_the_wrapper(boards: list[home.Board]) -> None:
+    runner = (("package", "memeval"), ("version", "0.9"), ("runDate", "2026-12-01T10:00:00Z"),
+              ("wrapperUrl", "http://127.0.0.1:8080"), ("suite", "single"))  # fmt: skip
+    assert home.made_by(runner) == "memeval 0.9 · 2026-12-01 · http://127.0.0.1:8080"
+    assert home.made_by((("runDate", "2026-11-02"),)) == "2026-11-02"
+    assert home.made_by(()) is None
+    # Of the published single-turn baselines only agentmemory's report states its provenance.
+    stated = boards[0].frame.dropna(subset=["made_by"])
+    assert list(stated["display_name"]) == ["agentmemory"]
+    assert stated["made_by"].iloc[0] == "@agentmemory/agentmemory 0.9.22 · 2026-05-29"

@@ -44,6 +44,7 @@ COLUMNS = (
     "score_high",
     "items",
     "badge",
+    "made_by",
     "reference",
     "run_id",
     *UPSTREAM,
@@ -97,6 +98,14 @@ def _upstream(source: str | None, sha256: str | None) -> dict[str, str | None]:
         return dict.fromkeys(UPSTREAM)
 
 
+def made_by(provenance: Sequence[tuple[str, str]]) -> str | None:
+    """A report's provenance in one line: package and version, the day it ran, the wrapper; None without any."""
+    p = dict(provenance)
+    tool = " ".join(x for x in (p.get("package"), p.get("version")) if x)
+    parts = [x for x in (tool, (p.get("runDate") or "")[:10], p.get("wrapperUrl")) if x]
+    return " · ".join(parts) or None
+
+
 def _row(
     rank: int | None,
     name: str,
@@ -106,6 +115,7 @@ def _row(
     badge: str,
     run_id: str | None,
     reference: bool = False,
+    provenance: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     low_high = wilson(successes, n) if score is not None else None
     return dict.fromkeys(UPSTREAM) | {
@@ -116,6 +126,7 @@ def _row(
         "score_high": low_high[1] if low_high else None,
         "items": n,
         "badge": badge,
+        "made_by": made_by(provenance),
         "reference": reference,
         "run_id": run_id,
     }
@@ -133,6 +144,7 @@ def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture 
     if not rows:
         return None
     files = {r.identity.run_id: (r.identity.source, r.identity.sha256) for r in runs}
+    provenance = {r.identity.run_id: r.provenance for r in runs}
     out = [
         _row(
             i,
@@ -142,6 +154,7 @@ def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture 
             r["cases"],
             verification_badge(r["mismatches"]),
             r["run_id"],
+            provenance=provenance[r["run_id"]],
         )
         | _upstream(*files[r["run_id"]])
         for i, r in enumerate(rows, start=1)

@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from memeval_core import SCORING_VERSION, __version__, leaderboard, licences
+from memeval_core import SCORING_VERSION, __version__, leaderboard, licences, parquet
 from memeval_core.errors import IngestError
 from memeval_core.export import space
 from memeval_core.export.models import (
@@ -64,9 +63,6 @@ LEADERBOARD_FILE = "leaderboard.json"
 """Name of the leaderboard document inside an export."""
 _PLACEHOLDERS = frozenset({"README.md", ".gitkeep"})
 _TOKEN_PATTERN = re.compile(rb"hf_[A-Za-z0-9]{30,}")
-_PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "write_statistics": False}
-
-
 class ExportError(Exception):
     """The export could not be written; ``out`` is unchanged. The message names the file and the problem."""
 
@@ -346,7 +342,7 @@ def pmb_details(load: PmbLoad) -> dict[str, pa.Table]:
 
 def _write_parquet(table: pa.Table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, **_PARQUET_OPTIONS)
+    parquet.write(table, path)
 
 
 def _leak_needles(results: Path, fixtures: Path | None, project_root: Path, secrets: Sequence[str]) -> dict[bytes, str]:

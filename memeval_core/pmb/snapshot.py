@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from memeval_core import parquet
 from memeval_core.pmb.case_table import StringPool
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
@@ -113,7 +114,7 @@ def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
     paths = [out / FIXTURE_FILE, out / RUNS_FILE, out / CASES_FILE]
     paths[0].write_bytes(_dump_json(fixture_doc))
     paths[1].write_bytes(_dump_json(runs_doc))
-    pq.write_table(cases_table(load.runs), paths[2], compression="zstd", write_statistics=False)
+    parquet.write(cases_table(load.runs), paths[2])
     return paths
 
 

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from memeval_core import SCORING_VERSION
+from memeval_core import SCORING_VERSION, parquet
 from memeval_core.qa.ingest import LoadedRun, QaLoad
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
 from memeval_core.qa.models import RunMeta
@@ -119,7 +119,7 @@ def write_qa_snapshot(load: QaLoad, out: Path, *, results: Path | None = None) -
     with paths[1].open("w", encoding="utf-8", newline="\n") as f:
         for r in load.runs:
             f.write(_dump_line(run_record(r)) + "\n")
-    pq.write_table(questions_of(load.runs), paths[2], compression="zstd", write_statistics=False)
+    parquet.write(questions_of(load.runs), paths[2])
     return paths
 
 
