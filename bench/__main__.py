@@ -11,7 +11,16 @@ import sys
 import time
 from pathlib import Path
 
-SCRIPTS = ("bench_metrics", "bench_ingest", "bench_core", "bench_stats", "bench_app", "bench_judge", "bench_runner")
+SCRIPTS = (
+    "bench_metrics",
+    "bench_ingest",
+    "bench_core",
+    "bench_engine",
+    "bench_stats",
+    "bench_app",
+    "bench_judge",
+    "bench_runner",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

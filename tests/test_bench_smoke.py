@@ -158,3 +158,9 @@ def test_bench_core_quick(tmp_path: Path) -> None:
     assert point["same_leaderboard"] and point["exit_codes"] == [0, 0, 0]
     assert point["files"] == 8 + 2 + 4  # the reports, the LoCoMo runs, three fixture files and locomo10.json
     assert set(point["met"]) == set(doc["details"]["targets"])
+
+
+def test_bench_engine_quick(tmp_path: Path) -> None:
+    doc = _run("bench_engine", tmp_path)
+    agreement = doc["details"]["agreement"]
+    assert agreement and all(v == "equal" for v in agreement.values())  # every engine present agrees
