@@ -150,16 +150,19 @@ def read_snapshot(directory: Path) -> PmbLoad:
         source=str(directory),
         sha256=fixture_doc.get("sha256", {}),
     )
-    columns = pq.read_table(directory / CASES_FILE).to_pydict()
-    spans = _run_spans(columns.pop("run_id"))
+    table = pq.read_table(directory / CASES_FILE)
+    spans = _run_spans(table.column("run_id").to_pylist())
+    table = table.drop_columns(["run_id"])
     runs = []
     pool = StringPool()
     for r in runs_doc["runs"]:
         ident = RunIdentity(**r["identity"])
         lo, hi = spans.get(ident.run_id, (0, 0))
+        # One run's rows at a time: Python values for tens of cases, not for every case of every run at once.
+        columns = table.slice(lo, hi - lo).to_pydict()
         run = PmbRun.from_columns(
             identity=ident,
-            cols={name: tuple(values[lo:hi]) for name, values in columns.items()},
+            cols={name: tuple(values) for name, values in columns.items()},
             stated=RetrievalSummary.model_validate(r["stated"]),
             ingestion=None if r["ingestion"] is None else Ingestion.model_validate(r["ingestion"]),
             mismatches=tuple(r["mismatches"]),
