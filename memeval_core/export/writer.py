@@ -63,6 +63,8 @@ LEADERBOARD_FILE = "leaderboard.json"
 """Name of the leaderboard document inside an export."""
 _PLACEHOLDERS = frozenset({"README.md", ".gitkeep"})
 _TOKEN_PATTERN = re.compile(rb"hf_[A-Za-z0-9]{30,}")
+
+
 class ExportError(Exception):
     """The export could not be written; ``out`` is unchanged. The message names the file and the problem."""
 
