@@ -111,9 +111,7 @@ def board_section(board: Board, index: int) -> None:
         ui.table(
             df.rename(columns={"score": score_key}),
             key=f"home-table-{index}",
-            # Provenance only where some run's report states it (memeval's runner does).
-            hide=("run_id", "score_low", "score_high", "reference", *UPSTREAM)
-            + (("made_by",) if df["made_by"].isna().all() else ()),
+            hide=("run_id", "score_low", "score_high", "reference", "made_by", *UPSTREAM),
             height="auto" if len(df) > 12 else "content",
             widths={
                 "rank": 48,
@@ -124,7 +122,6 @@ def board_section(board: Board, index: int) -> None:
                 "cases": 60,
                 "n_questions": 80,
                 "badge": 150,
-                "made_by": 220,
             },
         )
         ui.download_buttons(board.frame, f"memeval-{board.benchmark}-board", key=f"home-download-{index}")

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from memeval_core import labels, leaderboard
+from memeval_core.explore.home import made_by
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
 from pages import ui
 
@@ -33,6 +34,9 @@ def table(runs: tuple[PmbRun, ...], benchmark: Benchmark, sort: str, descending:
     )
     if benchmark != "pmb-session":
         df = df.drop(columns="mean_drift")
+    # What each report says about how it was made (memeval's runner: package, version, day, wrapper URL).
+    stated = {r.identity.run_id: made_by(r.provenance) for r in runs}
+    df["made_by"] = [stated[r["run_id"]] for r in rows]
     return ui.sort_frame(df, None if sort == RANK else sort, descending)
 
 

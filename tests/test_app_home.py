@@ -42,7 +42,7 @@ def test_one_board_per_benchmark_with_its_chart() -> None:
 def test_the_table_ranks_and_badges() -> None:
     at = run_page(PAGE)
     board: pd.DataFrame = at.dataframe[0].value
-    assert list(board.columns) == ["rank", "display_name", "pass_rate", "interval", "cases", "badge", "made_by"]
+    assert list(board.columns) == ["rank", "display_name", "pass_rate", "interval", "cases", "badge"]
     tenure = board.iloc[0]
     assert tenure["display_name"].endswith("#tenure") and tenure["display_name"].startswith("run?run=")
     assert tenure["interval"] == "95.2% – 100.0%"

@@ -37,6 +37,7 @@ SINGLE_COLUMNS = [
     "latency_p50_ms",
     "latency_p95_ms",
     "ingestion_total_ms",
+    "made_by",
 ]
 SESSION_COLUMNS = [*SINGLE_COLUMNS[:11], "mean_drift", *SINGLE_COLUMNS[11:]]
 
@@ -90,6 +91,9 @@ def test_single_turn_table_shows_re_derived_numbers(pmb_env: Path) -> None:
     assert mem0["mean_recall"] == 0.9884
     assert mem0["latency_p50_ms"] == 64.94
     assert mem0["latency_p95_ms"] == 156.89
+    # The report's own provenance, where it states one (of the published baselines, agentmemory's does).
+    assert by_name(df, "agentmemory")["made_by"] == "@agentmemory/agentmemory 0.9.22 · 2026-05-29"
+    assert df["made_by"].isna().sum() == 12
     gbrain = by_name(df, "gbrain")
     assert (gbrain["passed"], gbrain["active_retrieval"], gbrain["structural"], gbrain["trivially_empty"]) == (
         34,
