@@ -51,7 +51,6 @@ from memeval_core.qa.scoring import (
     is_disputed_list,
     parse_disputed,
     score_questions,
-    scored_scores,
     summarize,
 )
 from memeval_core.qa.table import questions_from_table, questions_table, scores_from_table
@@ -827,7 +826,10 @@ def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[Load
     for r, dups in kept:
         acc_wo, n_disp = (None, 0)
         if r.loaded.meta.benchmark == locomo.BENCHMARK and disputed:
-            acc_wo, n_disp = accuracy_without(*scored_scores(r.loaded.question_scores), disputed)
+            # The scored questions' ids and scores, read from the table rather than rebuilt as objects.
+            table = r.loaded.table
+            graded = table.filter(table.column("scored")).select(["question_id", "score"]).to_pydict()
+            acc_wo, n_disp = accuracy_without(graded["question_id"], graded["score"], disputed)
         loaded.append(replace(r.loaded, duplicates=tuple(dups), accuracy_without_disputed=acc_wo, n_disputed=n_disp))
     loaded = assign_display_names(loaded)
     loaded.sort(key=lambda r: (r.meta.benchmark, r.display_name))
