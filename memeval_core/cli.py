@@ -12,12 +12,12 @@ from pathlib import Path
 from memeval_core import cli_judge, cli_publish, cli_run, leaderboard
 from memeval_core.catalogue import CatalogueError, default_catalogue, load_catalogue
 from memeval_core.errors import IngestError
-from memeval_core.pmb.ingest import PmbLoad, find_fixture_dir, load_fixture
+from memeval_core.pmb.ingest import find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
-from memeval_core.qa.ingest import QaLoad, read_source
+from memeval_core.qa.ingest import read_source
 from memeval_core.qa.locomo import find_locomo
 from memeval_core.qa.shapes import mapping_skeleton
-from memeval_core.results import load_all_results, load_pmb_results, load_qa_results
+from memeval_core.results import QaHeaders, load_all_results, load_pmb_headers, load_qa_headers
 from memeval_core.settings import DEFAULT_RESULTS, MB, RESULTS_ENV, datasets_dir, fixtures_dir, limits, results_dir
 from memeval_core.store import Validator, add_files
 from memeval_core.sync import (
@@ -29,7 +29,7 @@ from memeval_core.sync import (
     listing,
     sync_catalogue,
 )
-from memeval_core.unloaded import NotLoaded, not_loaded
+from memeval_core.unloaded import NotLoaded, PmbFiles, QaFiles, not_loaded
 from memeval_core.upload import validate_any
 
 
@@ -51,7 +51,7 @@ def _root(args: argparse.Namespace) -> Path:
     return root
 
 
-def _print_not_loaded(pmb: PmbLoad | None, qa: QaLoad | None) -> list[NotLoaded]:
+def _print_not_loaded(pmb: PmbFiles | None, qa: QaFiles | None) -> list[NotLoaded]:
     """Print every file that was not loaded (one list for PMB and QA) to stderr; return them."""
     missed = not_loaded(pmb, qa)
     if missed:
@@ -72,16 +72,13 @@ def _nothing_loaded(root: Path, n_loaded: int, missed: Sequence[NotLoaded]) -> b
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     datasets = datasets_dir(args.datasets)
     root = _root(args)
-    qa: QaLoad | None = None
-    if args.kind == "all":
-        # Both loads at once: the PMB reports are scored beside the QA folders (see load_all_results).
-        load, qa = load_all_results(root, root, fixtures_dir(args.fixtures), datasets)
-    else:
-        load = load_pmb_results(root, fixtures_dir(args.fixtures))
-        if args.kind == "qa":
-            qa = load_qa_results(root, datasets)
+    qa: QaHeaders | None = None
+    # Header-only: rows need no case or question, so a warm start reads the runs tables alone.
+    load = load_pmb_headers(root, fixtures_dir(args.fixtures))
+    if args.kind in ("all", "qa"):
+        qa = load_qa_headers(root, datasets)
     missed = _print_not_loaded(load, qa)
-    pmb_rows = leaderboard.rows(load.runs) if args.kind in ("all", "pmb") else []
+    pmb_rows = leaderboard.table_rows(load.table) if args.kind in ("all", "pmb") else []
     qa_rows = qa_leaderboard.rows(qa.runs) if qa is not None else []
     if args.format == "json":
         sys.stdout.write(leaderboard.to_json([*pmb_rows, *qa_rows]))

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from memeval_core import csvsafe
+from memeval_core.pmb.pass_types import PASS_TYPES
 from memeval_core.pmb.run import Benchmark, PmbRun
-from memeval_core.rounding import ms, ratio
+from memeval_core.pmb.runs_table import runs_table
+from memeval_core.rounding import ms_column, ratio_column
 
 COLUMNS: tuple[str, ...] = (
     "run_id",
@@ -65,30 +70,6 @@ COLUMN_HELP: dict[str, str] = {
 }
 
 
-def row(run: PmbRun) -> dict[str, Any]:
-    """The leaderboard row of one run."""
-    a = run.aggregate
-    session = run.identity.benchmark == "pmb-session"
-    return {
-        "run_id": run.identity.run_id,
-        "display_name": run.identity.display_name,
-        "provider": run.identity.provider,
-        "benchmark": run.identity.benchmark,
-        "cases": a.cases,
-        "passed": a.passed,
-        "pass_types": dict(a.pass_types),
-        "mean_precision": ratio(a.mean_precision),
-        "mean_recall": ratio(a.mean_recall),
-        "mean_drift": ratio(a.mean_drift) if session else None,
-        "latency_mean_ms": ms(a.latency.mean_ms),
-        "latency_p50_ms": ms(a.latency.p50_ms),
-        "latency_p95_ms": ms(a.latency.p95_ms),
-        "ingestion_total_ms": ms(run.ingestion_total_ms),
-        "verified": run.verified,
-        "mismatches": list(run.mismatches),
-    }
-
-
 def sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
     """Rank order within a benchmark: active passes first (the only passes that show retrieval)."""
     return (
@@ -100,10 +81,35 @@ def sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def rows(runs: Sequence[PmbRun], benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
-    """Leaderboard rows, best first, optionally for one benchmark."""
-    out = [row(r) for r in runs if benchmark is None or r.identity.benchmark == benchmark]
+def table_rows(table: pa.Table, benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
+    """Leaderboard rows of a runs table (:mod:`memeval_core.pmb.runs_table`), best first, optionally for one
+    benchmark: every number rounded column by column."""
+    if benchmark is not None:
+        table = table.filter(pc.equal(table["benchmark"], benchmark))
+    session = pc.equal(table["benchmark"], "pmb-session")
+    columns: dict[str, Any] = {name: table[name] for name in ("run_id", "display_name", "provider", "benchmark")}
+    columns |= {"cases": table["cases"], "passed": table["passed"], "pass_types": None}
+    columns |= {name: ratio_column(table[name]) for name in ("mean_precision", "mean_recall")}
+    columns["mean_drift"] = pc.if_else(session, ratio_column(table["mean_drift"]), None)
+    for name in ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "ingestion_total_ms"):
+        columns[name] = ms_column(table[name])
+    columns["verified"] = pc.equal(pc.list_value_length(table["mismatches"]), 0)
+    columns["mismatches"] = table["mismatches"]
+    values = {name: [] if col is None else col.to_pylist() for name, col in columns.items()}
+    counts = zip(*(table[name].to_pylist() for name in PASS_TYPES), strict=True)
+    values["pass_types"] = [dict(zip(PASS_TYPES, c, strict=True)) for c in counts]
+    out = [dict(zip(COLUMNS, row, strict=True)) for row in zip(*(values[c] for c in COLUMNS), strict=True)]
     return sorted(out, key=lambda r: (r["benchmark"] != "pmb-single-turn", *sort_key(r)))
+
+
+def rows(runs: Sequence[PmbRun], benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
+    """Leaderboard rows of runs, best first, optionally for one benchmark (:func:`table_rows` of their table)."""
+    return table_rows(runs_table(runs), benchmark)
+
+
+def row(run: PmbRun) -> dict[str, Any]:
+    """The leaderboard row of one run."""
+    return rows([run])[0]
 
 
 def flat(r: dict[str, Any]) -> dict[str, Any]:
@@ -118,8 +124,11 @@ def flat(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def to_json(rs: Sequence[dict[str, Any]]) -> str:
-    """JSON text of rows (stable key order, UTF-8, no NaN)."""
-    return json.dumps(list(rs), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """JSON text of rows: key order kept, UTF-8, two-space indent (the text ``json.dumps(indent=2)`` gives).
+
+    orjson, because the standard library's encoder is pure Python once it indents: thousands of rows cost
+    more to print than to load. Rows hold no NaN (every number is validated at the boundary)."""
+    return orjson.dumps(list(rs), option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
 def to_csv(rs: Sequence[dict[str, Any]]) -> str:

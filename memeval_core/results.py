@@ -31,18 +31,22 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
+
+import pyarrow as pa
 
 from memeval_core import SCORING_VERSION, settings, tree
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
-from memeval_core.pmb.snapshot import has_snapshot, read_snapshot, write_snapshot
-from memeval_core.qa.ingest import QaLoad, Skipped, load_qa
+from memeval_core.pmb.runs_table import runs_table
+from memeval_core.pmb.snapshot import has_snapshot, read_runs_table, read_snapshot, write_snapshot
+from memeval_core.qa.ingest import QaLoad, QaRunHeader, Skipped, load_qa
 from memeval_core.qa.locomo import load_locomo
-from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_snapshot, write_qa_snapshot
+from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_headers, read_qa_snapshot, write_qa_snapshot
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 """Layout version of a cache entry; part of the key."""
 RACY_WINDOW_NS = 2_000_000_000
 """Inputs modified this recently (nanoseconds) are too fresh for a (size, mtime) key to be trusted."""
@@ -50,6 +54,8 @@ _CODE_ROOT = Path(__file__).resolve().parent
 
 DefaultCache = Literal["default"]
 T = TypeVar("T")
+H = TypeVar("H")
+V = TypeVar("V")
 
 
 def default_cache_dir() -> Path | None:
@@ -91,28 +97,32 @@ def _entry_prefix(kind: str, results: Path) -> str:
 
 
 @dataclass(frozen=True)
-class Format(Generic[T]):
-    """How one kind of load is kept in a cache entry (a folder)."""
+class Format(Generic[T, H]):
+    """How one kind of load is kept in a cache entry (a folder), and how its headers are read alone."""
 
     write: Callable[[T, Path], bool]
     """Write the value into the (empty) folder; False when this value is not cached (the entry is dropped)."""
     read: Callable[[Path], T]
     """Rebuild the value from the folder; any exception means the entry is unreadable (then it is rebuilt)."""
+    read_headers: Callable[[Path], H]
+    """The value's headers from the folder, reading no case or question (same failure rule as ``read``)."""
+    headers_of: Callable[[T], H]
+    """The headers of a value in memory (after a cold load)."""
 
 
-def _read_entry(entry: Path, fmt: Format[T]) -> T | None:
+def _read_entry(entry: Path, read: Callable[[Path], V]) -> V | None:
     """The cached value, or None when the entry is missing or unreadable (then it is rebuilt)."""
     if not entry.is_dir():
         return None
     try:
-        return fmt.read(entry)
+        return read(entry)
     except Exception:
         # Any failure to read a cache entry (truncated, garbage, another layout) only means a cold load.
         shutil.rmtree(entry, ignore_errors=True)
         return None
 
 
-def _write_entry(cache: Path, prefix: str, entry: Path, value: T, fmt: Format[T]) -> None:
+def _write_entry(cache: Path, prefix: str, entry: Path, value: T, fmt: Format[T, Any]) -> None:
     """Write atomically (a temp folder renamed into place); drop older entries of the same inputs."""
     try:
         cache.mkdir(parents=True, exist_ok=True)
@@ -159,24 +169,50 @@ def _slot(
     return _Slot(cache, prefix, cache / f"{prefix}{key[:32]}")
 
 
+def _through_cache(
+    kind: str,
+    results: Path,
+    extra_dirs: tuple[Path | None, ...],
+    cold: Callable[[], T],
+    fmt: Format[T, Any],
+    cache_dir: Path | DefaultCache | None,
+    read: Callable[[Path], V],
+    of: Callable[[T], V],
+) -> V:
+    """``of(cold())``, or ``read`` of the cache entry when the inputs and the scoring code are unchanged."""
+    slot = _slot(kind, results, extra_dirs, cache_dir)
+    if slot is None:
+        return of(cold())
+    value = _read_entry(slot.entry, read)
+    if value is not None:
+        return value
+    loaded = cold()
+    _write_entry(slot.cache, slot.prefix, slot.entry, loaded, fmt)
+    return of(loaded)
+
+
 def cached_load(
     kind: str,
     results: Path,
     extra_dirs: tuple[Path | None, ...],
     cold: Callable[[], T],
-    fmt: Format[T],
+    fmt: Format[T, Any],
     cache_dir: Path | DefaultCache | None = "default",
 ) -> T:
     """``cold()``, or its cached result when the inputs and the scoring code are unchanged since it was cached."""
-    slot = _slot(kind, results, extra_dirs, cache_dir)
-    if slot is None:
-        return cold()
-    value = _read_entry(slot.entry, fmt)
-    if value is not None:
-        return value
-    value = cold()
-    _write_entry(slot.cache, slot.prefix, slot.entry, value, fmt)
-    return value
+    return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read, lambda value: value)
+
+
+def cached_headers(
+    kind: str,
+    results: Path,
+    extra_dirs: tuple[Path | None, ...],
+    cold: Callable[[], T],
+    fmt: Format[T, H],
+    cache_dir: Path | DefaultCache | None = "default",
+) -> H:
+    """The headers of :func:`cached_load`'s value: from the cache entry's runs table alone when it is warm."""
+    return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read_headers, fmt.headers_of)
 
 
 # ------------------------------------------------------------------ the two formats
@@ -189,6 +225,11 @@ def _errors_doc(errors: Sequence[IngestError]) -> list[dict[str, str]]:
     return [{"file": e.file, "path": e.path, "message": e.message, "hint": e.hint} for e in errors]
 
 
+def _load_doc(folder: Path) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads((folder / _LOAD_FILE).read_text(encoding="utf-8"))
+    return doc
+
+
 def _write_pmb(load: PmbLoad, folder: Path) -> bool:
     if load.fixture is None:
         return False  # nothing was scored: a cold load is as fast as reading an entry
@@ -199,7 +240,7 @@ def _write_pmb(load: PmbLoad, folder: Path) -> bool:
 
 
 def _read_pmb(folder: Path) -> PmbLoad:
-    doc = json.loads((folder / _LOAD_FILE).read_text(encoding="utf-8"))
+    doc = _load_doc(folder)
     snap = read_snapshot(folder)
     fixture = None if snap.fixture is None else dataclasses.replace(snap.fixture, source=doc["fixture"])
     errors = tuple(IngestError(**e) for e in doc["errors"])
@@ -218,7 +259,7 @@ def _write_qa(load: QaLoad, folder: Path) -> bool:
 
 
 def _read_qa(folder: Path) -> QaLoad:
-    doc = json.loads((folder / _LOAD_FILE).read_text(encoding="utf-8"))
+    doc = _load_doc(folder)
     snap = read_qa_snapshot(folder)
     # The dataset is an input of the load (its folder is part of the key): read again, it is the one joined.
     ds = None if doc["locomo"] is None else load_locomo(Path(doc["locomo"]), doc["locomo"])
@@ -227,9 +268,48 @@ def _read_qa(folder: Path) -> QaLoad:
     return dataclasses.replace(snap, errors=errors, skipped=skipped, locomo=ds)
 
 
-PMB_FORMAT: Format[PmbLoad] = Format(_write_pmb, _read_pmb)
+@dataclass(frozen=True)
+class PmbHeaders:
+    """A PMB load without cases: its runs table (every leaderboard row) and the files not loaded."""
+
+    table: pa.Table
+    """The runs table (:mod:`memeval_core.pmb.runs_table`), in the load's order."""
+    errors: tuple[IngestError, ...]
+    """One error per file that could not be loaded."""
+    skipped: tuple[str, ...]
+    """JSON files that are neither PMB reports nor fixtures."""
+
+
+@dataclass(frozen=True)
+class QaHeaders:
+    """A QA load without questions: every run's header (its leaderboard row) and the files not loaded."""
+
+    runs: tuple[QaRunHeader, ...]
+    """Run headers, in the load's order."""
+    errors: tuple[IngestError, ...]
+    """One error per file that could not be loaded."""
+    skipped: tuple[Skipped, ...]
+    """Files with no QA run, each with the reason."""
+
+
+def _read_pmb_headers(folder: Path) -> PmbHeaders:
+    doc = _load_doc(folder)
+    return PmbHeaders(read_runs_table(folder), tuple(IngestError(**e) for e in doc["errors"]), tuple(doc["skipped"]))
+
+
+def _read_qa_headers(folder: Path) -> QaHeaders:
+    doc = _load_doc(folder)
+    errors = tuple(IngestError(**e) for e in doc["errors"])
+    return QaHeaders(read_qa_headers(folder), errors, tuple(Skipped(**s) for s in doc["skipped"]))
+
+
+PMB_FORMAT: Format[PmbLoad, PmbHeaders] = Format(
+    _write_pmb, _read_pmb, _read_pmb_headers, lambda load: PmbHeaders(runs_table(load.runs), load.errors, load.skipped)
+)
 """A PMB load as the export's PMB snapshot."""
-QA_FORMAT: Format[QaLoad] = Format(_write_qa, _read_qa)
+QA_FORMAT: Format[QaLoad, QaHeaders] = Format(
+    _write_qa, _read_qa, _read_qa_headers, lambda load: QaHeaders(load.runs, load.errors, load.skipped)
+)
 """A QA load as the export's QA snapshot."""
 
 
@@ -267,3 +347,40 @@ def load_all_results(
     """``(load_pmb_results(pmb_results, fixtures), load_qa_results(qa_results, datasets))``, each cached."""
     pmb = load_pmb_results(pmb_results, fixtures, cache_dir=cache_dir)
     return pmb, load_qa_results(qa_results, datasets, cache_dir=cache_dir)
+
+
+def load_pmb_headers(
+    results: Path, fixtures: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
+) -> PmbHeaders:
+    """:func:`load_pmb_results` without cases: from a snapshot or a warm cache entry only the runs table is read."""
+    if fixtures is None and has_snapshot(results):
+        return PmbHeaders(read_runs_table(results), (), ())
+    cold = partial(load_pmb, results, fixtures)
+    return cached_headers("pmb", results, (fixtures,), cold, PMB_FORMAT, cache_dir)
+
+
+def load_qa_headers(
+    results: Path, datasets: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
+) -> QaHeaders:
+    """:func:`load_qa_results` without questions: from a snapshot or a warm cache entry only the run lines are read."""
+    if datasets is None and has_qa_snapshot(results):
+        return QaHeaders(read_qa_headers(results), (), ())
+    cold = partial(load_qa, results, datasets)
+    return cached_headers("qa", results, (datasets,), cold, QA_FORMAT, cache_dir)
+
+
+def load_headers(
+    pmb_results: Path,
+    qa_results: Path,
+    fixtures: Path | None = None,
+    datasets: Path | None = None,
+    *,
+    cache_dir: Path | DefaultCache | None = "default",
+) -> tuple[PmbHeaders, QaHeaders]:
+    """:func:`load_all_results` header-only: what a leaderboard needs, without cases or questions.
+
+    From a snapshot or a warm cache entry the time and memory do not grow with the cases and questions;
+    a cold load scores everything (and caches it).
+    """
+    pmb = load_pmb_headers(pmb_results, fixtures, cache_dir=cache_dir)
+    return pmb, load_qa_headers(qa_results, datasets, cache_dir=cache_dir)

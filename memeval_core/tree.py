@@ -76,11 +76,12 @@ def _inside(path: Path, root_real: Path) -> bool:
     return path == root_real or root_real in path.parents
 
 
-def _vet(path: Path, rel: str, root_real: Path) -> os.stat_result | Refusal:
-    """The file's stat when it may be read, else why not."""
+def _vet(path: Path | os.DirEntry[str], rel: str, root_real: Path) -> os.stat_result | Refusal:
+    """The file's stat when it may be read, else why not (a scanned ``DirEntry`` saves building a path)."""
     try:
         st = path.stat(follow_symlinks=False)
         if stat.S_ISLNK(st.st_mode):
+            path = Path(path)
             if not _inside(path.resolve(), root_real):
                 return Refusal(rel, "a link to a file outside the results directory", "copy the file in instead")
             st = path.stat()
@@ -120,7 +121,7 @@ def walk(root: Path, suffixes: tuple[str, ...] = (), limits: Limits | None = Non
             if e.is_symlink() and Path(e.path).is_dir():
                 refused.append(Refusal(rel, "a link to a folder (not followed)", "copy the folder in instead"))
                 continue
-            found = _vet(Path(e.path), rel, root_real)
+            found = _vet(e, rel, root_real)
             if isinstance(found, Refusal):
                 refused.append(found)
             elif (why := _over_limit(found.st_size, len(files), total, limits)) is not None:

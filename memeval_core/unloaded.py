@@ -10,12 +10,31 @@ list, a mapping's data file) are loaded, not listed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
-from memeval_core.pmb.ingest import PmbLoad
-from memeval_core.qa.ingest import QaLoad
+from memeval_core.errors import IngestError
+from memeval_core.qa.ingest import Skipped
 
 USED_AS_INPUT = ("LoCoMo dataset (join target)", "a PrecisionMemBench report (the PMB loader reads it)")
 """QA skip reasons of files that are inputs of the load, not files left out."""
+
+
+class PmbFiles(Protocol):
+    """What a PMB load (or its headers) says about its files."""
+
+    @property
+    def errors(self) -> tuple[IngestError, ...]: ...
+    @property
+    def skipped(self) -> tuple[str, ...]: ...
+
+
+class QaFiles(Protocol):
+    """What a QA load (or its headers) says about its files."""
+
+    @property
+    def errors(self) -> tuple[IngestError, ...]: ...
+    @property
+    def skipped(self) -> tuple[Skipped, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -35,7 +54,7 @@ class NotLoaded:
         return f"{self.file}: {self.reason}" + (f" ({self.fix})" if self.fix else "")
 
 
-def not_loaded(pmb: PmbLoad | None, qa: QaLoad | None) -> list[NotLoaded]:
+def not_loaded(pmb: PmbFiles | None, qa: QaFiles | None) -> list[NotLoaded]:
     """Every file neither loader took, errors first (in load order), then unrecognised files by path."""
     out: list[NotLoaded] = []
     seen: set[tuple[str, str]] = set()

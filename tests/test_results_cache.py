@@ -13,14 +13,19 @@ import pytest
 
 from memeval_core import leaderboard, results
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
+from memeval_core.pmb.snapshot import write_snapshot
+from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import load_qa
+from memeval_core.qa.snapshot import write_qa_snapshot
 from memeval_core.results import (
     RACY_WINDOW_NS,
     Format,
+    cached_headers,
     cached_load,
     default_cache_dir,
     input_fingerprint,
     load_all_results,
+    load_headers,
     load_pmb_results,
     load_qa_results,
 )
@@ -46,11 +51,17 @@ def _copy_pmb(tmp_path: Path) -> Path:
 
 def _write_json(value: object, folder: Path) -> bool:
     (folder / "value.json").write_text(json.dumps(value))
+    (folder / "header.json").write_text(json.dumps(["header", value]))
     return True
 
 
-JSON: Format[Any] = Format(_write_json, lambda folder: json.loads((folder / "value.json").read_text()))
-"""A cache entry of any JSON value (the two real formats are the PMB and QA snapshots)."""
+JSON: Format[Any, Any] = Format(
+    _write_json,
+    lambda folder: json.loads((folder / "value.json").read_text()),
+    lambda folder: json.loads((folder / "header.json").read_text()),
+    lambda value: ["header", value],
+)
+"""A cache entry of any JSON value, its header a separate file (the real formats: the PMB and QA snapshots)."""
 
 
 def _counting_cold(calls: list[int], value: object) -> object:
@@ -248,3 +259,42 @@ def test_load_all_results_equals_both_loads_and_fills_both_cache_entries(
     warm_pmb, warm_qa = load_all_results(pmb, qa_root, cache_dir=cache)
     _pmb_same(warm_pmb, first_pmb)
     assert warm_qa == first_qa
+
+
+def test_cached_headers_read_the_header_file_alone_when_warm(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.json").write_text("[1]")
+    _age(data)
+    calls: list[int] = []
+    cache = tmp_path / "cache"
+    cold = cached_headers("t", data, (), lambda: _counting_cold(calls, {"v": 1}), JSON, cache)
+    assert cold == ["header", {"v": 1}] and calls == [1]
+    (entry,) = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    (entry / "value.json").unlink()  # a header read must not need the full value
+    warm = cached_headers("t", data, (), lambda: _counting_cold(calls, {"v": 2}), JSON, cache)
+    assert warm == ["header", {"v": 1}] and calls == [1]
+
+
+def test_header_only_load_gives_the_full_loads_leaderboard(tmp_path: Path) -> None:
+    """Cold, warm (runs table and run lines alone) and from an export's snapshot: the same rows as the full load."""
+    root = require(SHARED_DATA)
+    pmb, qa = load_all_results(root, root, cache_dir=None)
+    want = (leaderboard.rows(pmb.runs), qa_leaderboard.rows(qa.runs))
+    cache = tmp_path / "cache"
+    for _ in ("cold", "warm"):
+        pmb_h, qa_h = load_headers(root, root, cache_dir=cache)
+        assert (leaderboard.table_rows(pmb_h.table), qa_leaderboard.rows(qa_h.runs)) == want
+        assert (pmb_h.errors, pmb_h.skipped, qa_h.errors, qa_h.skipped) == (
+            pmb.errors,
+            pmb.skipped,
+            qa.errors,
+            qa.skipped,
+        )
+    snap = tmp_path / "snapshot"
+    write_snapshot(pmb, snap)
+    write_qa_snapshot(qa, snap, results=root)
+    pmb_s, qa_s = load_headers(snap, snap, cache_dir=None)
+    assert (leaderboard.table_rows(pmb_s.table), qa_leaderboard.rows(qa_s.runs)) == want
+    (snap / "pmb-runs.parquet").unlink()  # a snapshot from before the runs table: read whole
+    assert leaderboard.table_rows(load_headers(snap, snap, cache_dir=None)[0].table) == want[0]

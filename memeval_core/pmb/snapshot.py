@@ -6,6 +6,10 @@ Three files reconstruct a :class:`PmbLoad` exactly, without the raw reports:
 - ``pmb-runs.json``: per run its identity, stated aggregates, ingestion, mismatches;
 - ``pmb-cases.parquet``: one row per re-derived case or turn (``run_id`` first), ids as list columns.
 
+A fourth, ``pmb-runs.parquet`` (the runs table, :func:`runs_table`), holds one row per run with its
+re-derived aggregates: a header-only read (:func:`read_headers`) gives every leaderboard row from it alone,
+without reading a case. Snapshots written before it existed are read whole instead.
+
 Writing is deterministic (sorted keys, fixed row order, no timestamps) so equal inputs give
 byte-identical files.
 """
@@ -19,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from memeval_core import parquet
 from memeval_core.pmb.case_table import StringPool
@@ -28,10 +31,12 @@ from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.models import Belief, Ingestion, RetrievalCase, RetrievalSummary, SessionCase
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import PmbRun, RunIdentity
+from memeval_core.pmb.runs_table import RUNS_SCHEMA, runs_table
 
 FIXTURE_FILE = "pmb-fixture.json"
 RUNS_FILE = "pmb-runs.json"
 CASES_FILE = "pmb-cases.parquet"
+RUNS_TABLE_FILE = "pmb-runs.parquet"
 SNAPSHOT_VERSION = 1
 
 _TUPLE_FIELDS = {f.name for f in dataclasses.fields(ScoredCase) if "tuple" in str(f.type) and f.name != "questions"}
@@ -111,10 +116,11 @@ def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
             for r in load.runs
         ],
     }
-    paths = [out / FIXTURE_FILE, out / RUNS_FILE, out / CASES_FILE]
+    paths = [out / FIXTURE_FILE, out / RUNS_FILE, out / CASES_FILE, out / RUNS_TABLE_FILE]
     paths[0].write_bytes(_dump_json(fixture_doc))
     paths[1].write_bytes(_dump_json(runs_doc))
     parquet.write(cases_table(load.runs), paths[2])
+    parquet.write(runs_table(load.runs), paths[3])
     return paths
 
 
@@ -150,7 +156,7 @@ def read_snapshot(directory: Path) -> PmbLoad:
         source=str(directory),
         sha256=fixture_doc.get("sha256", {}),
     )
-    table = pq.read_table(directory / CASES_FILE)
+    table = parquet.read(directory / CASES_FILE)
     spans = _run_spans(table.column("run_id").to_pylist())
     table = table.drop_columns(["run_id"])
     runs = []
@@ -171,3 +177,22 @@ def read_snapshot(directory: Path) -> PmbLoad:
         )
         runs.append(dataclasses.replace(run, provenance=tuple((k, v) for k, v in r.get("provenance", []))))
     return PmbLoad(tuple(runs), (), fixture, ())
+
+
+def has_runs_table(directory: Path) -> bool:
+    """True when the snapshot in ``directory`` holds the runs table (snapshots written since it exists)."""
+    return (directory / RUNS_TABLE_FILE).is_file()
+
+
+def read_runs_table(directory: Path) -> pa.Table:
+    """The runs table alone (:mod:`memeval_core.pmb.runs_table`): no fixture, no case is read.
+
+    A snapshot without it (written by an older memeval) is read whole and the table made from its runs.
+    """
+    if not has_runs_table(directory):
+        return runs_table(read_snapshot(directory).runs)
+    table = parquet.read(directory / RUNS_TABLE_FILE)
+    if table.schema.names != RUNS_SCHEMA.names:
+        raise ValueError(f"{directory / RUNS_TABLE_FILE}: the columns are not those of this memeval's runs table")
+    # Parquet names list items ``element``: cast back to the schema (same values).
+    return table.cast(RUNS_SCHEMA)

@@ -87,19 +87,16 @@ MAPPING_FIX = "describe it with a mapping file: `python -m memeval_core mapping 
 """The fix offered for a file of an unknown shape."""
 
 
-@dataclass(frozen=True)
-class LoadedRun:
-    """One imported, joined and scored run: its metadata and aggregates, and its questions as one table.
+@dataclass(frozen=True, kw_only=True)
+class QaRunHeader:
+    """What a leaderboard row of a QA run needs: its metadata, aggregates, join and protocol verdict.
 
-    The questions live in :attr:`table` (see :mod:`memeval_core.qa.table`); :attr:`run` and
-    :attr:`question_scores` rebuild them as objects on first read, for the pages that show questions one
-    by one. Pages that rank or aggregate read :attr:`meta`, :attr:`score` and the table's columns.
+    One line of the snapshot's ``qa-runs.jsonl``; a header-only load (:func:`memeval_core.results.load_headers`)
+    reads these without any question.
     """
 
     meta: RunMeta
     """What ran, how, and where it came from."""
-    table: pa.Table = field(repr=False, hash=False)
-    """One row per question: its fields and its score (:data:`memeval_core.qa.table.SCHEMA`)."""
     run_id: str
     """Stable id: source stem (merged runs: system and folder) plus the first 10 hex digits of the SHA-256."""
     display_name: str
@@ -121,6 +118,19 @@ class LoadedRun:
     n_disputed: int = 0
     """Scored questions left out of ``accuracy_without_disputed``."""
 
+
+@dataclass(frozen=True, kw_only=True)
+class LoadedRun(QaRunHeader):
+    """One imported, joined and scored run: its header, and its questions as one table.
+
+    The questions live in :attr:`table` (see :mod:`memeval_core.qa.table`); :attr:`run` and
+    :attr:`question_scores` rebuild them as objects on first read, for the pages that show questions one
+    by one. Pages that rank or aggregate read :attr:`meta`, :attr:`score` and the table's columns.
+    """
+
+    table: pa.Table = field(repr=False, hash=False)
+    """One row per question: its fields and its score (:data:`memeval_core.qa.table.SCHEMA`)."""
+
     @classmethod
     def of(cls, run: QaRun, run_id: str, display_name: str, **rest: Any) -> LoadedRun:
         """A loaded run from a run in memeval's format: scored, its questions put in a table.
@@ -131,7 +141,8 @@ class LoadedRun:
         questions = score_questions(run)
         rest = {"join": None, "publishable": False, "not_publishable_because": (), **rest}
         table = questions_table(run.questions, questions)
-        return cls(run.run, table, run_id, display_name, summarize(run.questions, questions), **rest)
+        score = summarize(run.questions, questions)
+        return cls(meta=run.run, table=table, run_id=run_id, display_name=display_name, score=score, **rest)
 
     @cached_property
     def run(self) -> QaRun:

@@ -17,7 +17,7 @@ from typing import Any
 
 from memeval_core.latency import summarize
 from memeval_core.leaderboard import csv_text, text_table
-from memeval_core.qa.ingest import LoadedRun
+from memeval_core.qa.ingest import QaRunHeader
 from memeval_core.qa.scoring import combine_repeats
 from memeval_core.rounding import ms, ratio
 
@@ -88,26 +88,26 @@ COLUMN_HELP: dict[str, str] = {
 }
 
 
-def _rank_group(r: LoadedRun) -> str:
+def _rank_group(r: QaRunHeader) -> str:
     adv = r.meta.includes_adversarial
     if adv is None:
         return r.meta.benchmark
     return f"{r.meta.benchmark} ({'with' if adv else 'without'} category 5)"
 
 
-def _repeat_key(r: LoadedRun) -> tuple[Any, ...] | None:
+def _repeat_key(r: QaRunHeader) -> tuple[Any, ...] | None:
     m = r.meta
     if m.repeat is None:
         return None
     return (m.benchmark, m.system, m.variant, m.answer_model, m.top_k, tuple(m.judge_models))
 
 
-def row(runs: Sequence[LoadedRun]) -> dict[str, Any]:
+def row(runs: Sequence[QaRunHeader]) -> dict[str, Any]:
     """The row of one run, or of several repeats of one configuration (first run's identity)."""
     first = runs[0]
     meta = first.meta
     s = first.score
-    # Rows show no per-question means: a run unpickled from the warm-start cache keeps its questions packed.
+    # Headers only: a header-only load (memeval_core.results.load_headers) reads no question.
     rep = combine_repeats([r.score for r in runs])
     single = len(runs) == 1
     lat = summarize(list(s.latency_ms))
@@ -148,9 +148,9 @@ def row(runs: Sequence[LoadedRun]) -> dict[str, Any]:
     }
 
 
-def rows(runs: Sequence[LoadedRun], benchmark: str | None = None) -> list[dict[str, Any]]:
+def rows(runs: Sequence[QaRunHeader], benchmark: str | None = None) -> list[dict[str, Any]]:
     """Leaderboard rows, repeats combined, ranked within (benchmark, includes_adversarial) groups."""
-    groups: dict[Any, list[LoadedRun]] = {}
+    groups: dict[Any, list[QaRunHeader]] = {}
     for r in runs:
         if benchmark is not None and r.meta.benchmark != benchmark:
             continue

@@ -30,11 +30,10 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from memeval_core import SCORING_VERSION, parquet
-from memeval_core.qa.ingest import LoadedRun, QaLoad
+from memeval_core.qa.ingest import LoadedRun, QaLoad, QaRunHeader
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
 from memeval_core.qa.models import RunMeta
 from memeval_core.qa.scoring import GroupScore, RunScore
@@ -140,7 +139,8 @@ def _score(doc: Any) -> RunScore:
     return RunScore(**{**doc, **groups, "judges": tuple(doc["judges"]), "latency_ms": tuple(doc["latency_ms"])})
 
 
-def _loaded_run(rec: Any, where: str, table: pa.Table) -> LoadedRun:
+def _header_fields(rec: Any, where: str) -> dict[str, Any]:
+    """The :class:`QaRunHeader` fields of one run line, checked."""
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: a run line must be a JSON object")
     try:
@@ -155,25 +155,24 @@ def _loaded_run(rec: Any, where: str, table: pa.Table) -> LoadedRun:
         score = _score(_field(rec, "score", where))
     except (TypeError, KeyError, AttributeError) as exc:
         raise ValueError(f"{where}: field 'join' or 'score' is malformed ({exc})") from exc
-    return LoadedRun(
-        meta=meta,
-        table=table,
-        run_id=str(_field(rec, "run_id", where)),
-        display_name=str(_field(rec, "display_name", where)),
-        score=score,
-        join=report,
-        publishable=bool(_field(rec, "publishable", where)),
-        not_publishable_because=tuple(_field(rec, "not_publishable_because", where)),
-        merged_from=tuple(_field(rec, "merged_from", where)),
-        duplicates=tuple(_field(rec, "duplicates", where)),
-        accuracy_without_disputed=_field(rec, "accuracy_without_disputed", where),
-        n_disputed=int(_field(rec, "n_disputed", where)),
-    )
+    return {
+        "meta": meta,
+        "run_id": str(_field(rec, "run_id", where)),
+        "display_name": str(_field(rec, "display_name", where)),
+        "score": score,
+        "join": report,
+        "publishable": bool(_field(rec, "publishable", where)),
+        "not_publishable_because": tuple(_field(rec, "not_publishable_because", where)),
+        "merged_from": tuple(_field(rec, "merged_from", where)),
+        "duplicates": tuple(_field(rec, "duplicates", where)),
+        "accuracy_without_disputed": _field(rec, "accuracy_without_disputed", where),
+        "n_disputed": int(_field(rec, "n_disputed", where)),
+    }
 
 
 def _tables_by_run(path: Path) -> dict[str, pa.Table]:
     """Each run's question table: a slice (no copy) of the one Parquet table, which holds a run's rows together."""
-    table = pq.read_table(path)
+    table = parquet.read(path)
     if table.schema.names != ["run_id", *SCHEMA.names]:
         raise ValueError(f"{path}: the columns are not those of this memeval's question table")
     # Parquet names list items ``element``: cast back to the schema the load builds (same values).
@@ -189,14 +188,9 @@ def _tables_by_run(path: Path) -> dict[str, pa.Table]:
     return out
 
 
-def read_qa_snapshot(directory: Path) -> QaLoad:
-    """Rebuild the :class:`QaLoad` a snapshot was written from (no errors, no skipped files).
-
-    ``locomo`` is a :class:`LocomoDataset` without questions that names the dataset the runs were joined
-    against: the joins themselves are in the runs, the dataset is not shipped. Raise ``ValueError`` naming
-    the file and field when the snapshot is malformed, of another layout version or other scoring code.
-    """
-    load_path, runs_path = directory / LOAD_FILE, directory / RUNS_FILE
+def _load_doc(directory: Path) -> dict[str, Any]:
+    """``qa-load.json``, checked: a JSON object of this layout and this scoring code."""
+    load_path = directory / LOAD_FILE
     try:
         doc = json.loads(load_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -210,11 +204,13 @@ def read_qa_snapshot(directory: Path) -> QaLoad:
             f"{load_path}: scoring_version {doc.get('scoring_version')!r} differs from this memeval's "
             f"{SCORING_VERSION!r}; export the results again"
         )
-    ds_doc = _field(doc, "locomo", str(load_path))
-    ds = None if ds_doc is None else LocomoDataset((), str(ds_doc["source"]), str(ds_doc["sha256"]))
-    tables = _tables_by_run(directory / QUESTIONS_FILE)
-    empty = SCHEMA.empty_table()
-    runs: list[LoadedRun] = []
+    return doc
+
+
+def _run_fields(directory: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The header fields of every line of ``qa-runs.jsonl``, in order; their number checked against ``doc``."""
+    runs_path = directory / RUNS_FILE
+    out: list[dict[str, Any]] = []
     with runs_path.open(encoding="utf-8") as f:
         for n, line in enumerate(f, start=1):
             where = f"{runs_path} line {n}"
@@ -222,9 +218,31 @@ def read_qa_snapshot(directory: Path) -> QaLoad:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{where}: not valid JSON: {exc.msg}") from exc
-            run_id = rec.get("run_id") if isinstance(rec, dict) else None
-            runs.append(_loaded_run(rec, where, tables.get(str(run_id), empty)))
-    if len(runs) != doc.get("runs"):
-        raise ValueError(f"{load_path}: field 'runs' says {doc.get('runs')!r} runs, {runs_path.name} holds {len(runs)}")
-    disputed = _field(doc, "disputed", str(load_path))
-    return QaLoad(tuple(runs), (), (), ds, frozenset(str(d) for d in disputed))
+            out.append(_header_fields(rec, where))
+    if len(out) != doc.get("runs"):
+        raise ValueError(
+            f"{directory / LOAD_FILE}: field 'runs' says {doc.get('runs')!r} runs, {runs_path.name} holds {len(out)}"
+        )
+    return out
+
+
+def read_qa_headers(directory: Path) -> tuple[QaRunHeader, ...]:
+    """Every run's header from ``qa-runs.jsonl`` alone: no question is read (see :func:`read_qa_snapshot`)."""
+    return tuple(QaRunHeader(**fields) for fields in _run_fields(directory, _load_doc(directory)))
+
+
+def read_qa_snapshot(directory: Path) -> QaLoad:
+    """Rebuild the :class:`QaLoad` a snapshot was written from (no errors, no skipped files).
+
+    ``locomo`` is a :class:`LocomoDataset` without questions that names the dataset the runs were joined
+    against: the joins themselves are in the runs, the dataset is not shipped. Raise ``ValueError`` naming
+    the file and field when the snapshot is malformed, of another layout version or other scoring code.
+    """
+    doc = _load_doc(directory)
+    ds_doc = _field(doc, "locomo", str(directory / LOAD_FILE))
+    ds = None if ds_doc is None else LocomoDataset((), str(ds_doc["source"]), str(ds_doc["sha256"]))
+    tables = _tables_by_run(directory / QUESTIONS_FILE)
+    empty = SCHEMA.empty_table()
+    runs = tuple(LoadedRun(**f, table=tables.get(f["run_id"], empty)) for f in _run_fields(directory, doc))
+    disputed = _field(doc, "disputed", str(directory / LOAD_FILE))
+    return QaLoad(runs, (), (), ds, frozenset(str(d) for d in disputed))

@@ -1,0 +1,72 @@
+"""The PMB runs table: one row per run, its identity and re-derived aggregates (unrounded).
+
+Everything a leaderboard row shows comes from this table (:func:`memeval_core.leaderboard.table_rows`), so a
+warm start reads it alone (``pmb-runs.parquet`` in a snapshot or cache entry) and no case. Columns: see
+docs/TABLES.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from memeval_core.pmb.pass_types import PASS_TYPES
+from memeval_core.pmb.run import PmbRun, RunIdentity
+
+IDENTITY_COLUMNS = tuple(f.name for f in dataclasses.fields(RunIdentity))
+"""The run's identity: ``run_id``, ``display_name``, ``provider``, ``benchmark``, ``source``, ``sha256``."""
+
+_CATEGORY = pa.struct(
+    [("category", pa.string()), ("cases", pa.int64()), ("passed", pa.int64()),
+     ("mean_precision", pa.float64()), ("mean_recall", pa.float64())]
+)  # fmt: skip
+
+RUNS_SCHEMA = pa.schema(
+    [
+        *((name, pa.string()) for name in IDENTITY_COLUMNS),
+        ("cases", pa.int64()),
+        ("passed", pa.int64()),
+        *((name, pa.int64()) for name in PASS_TYPES),
+        ("mean_precision", pa.float64()),
+        ("mean_recall", pa.float64()),
+        ("mean_drift", pa.float64()),
+        ("latency_count", pa.int64()),
+        ("latency_mean_ms", pa.float64()),
+        ("latency_p50_ms", pa.float64()),
+        ("latency_p95_ms", pa.float64()),
+        ("categories", pa.list_(_CATEGORY)),
+        ("ingestion_total_ms", pa.float64()),
+        ("mismatches", pa.list_(pa.string())),
+        ("provenance", pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))),
+    ]
+)
+"""The table's schema, in column order."""
+
+
+def _row(run: PmbRun) -> dict[str, Any]:
+    a = run.aggregate
+    return {
+        **dataclasses.asdict(run.identity),
+        "cases": a.cases,
+        "passed": a.passed,
+        **{name: a.pass_types[name] for name in PASS_TYPES},
+        "mean_precision": a.mean_precision,
+        "mean_recall": a.mean_recall,
+        "mean_drift": a.mean_drift,
+        "latency_count": a.latency.count,
+        "latency_mean_ms": a.latency.mean_ms,
+        "latency_p50_ms": a.latency.p50_ms,
+        "latency_p95_ms": a.latency.p95_ms,
+        "categories": [dataclasses.asdict(c) for c in a.categories],
+        "ingestion_total_ms": run.ingestion_total_ms,
+        "mismatches": list(run.mismatches),
+        "provenance": [{"key": k, "value": v} for k, v in run.provenance],
+    }
+
+
+def runs_table(runs: Sequence[PmbRun]) -> pa.Table:
+    """The runs table of ``runs``, one row each in their order (:data:`RUNS_SCHEMA`)."""
+    return pa.Table.from_pylist([_row(r) for r in runs], schema=RUNS_SCHEMA)
