@@ -17,7 +17,7 @@ from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import read_source
 from memeval_core.qa.locomo import find_locomo
 from memeval_core.qa.shapes import mapping_skeleton
-from memeval_core.results import QaHeaders, load_all_results, load_pmb_headers, load_qa_headers
+from memeval_core.results import QaHeaders, load_headers, load_pmb_headers, load_qa_headers
 from memeval_core.settings import DEFAULT_RESULTS, MB, RESULTS_ENV, datasets_dir, fixtures_dir, limits, results_dir
 from memeval_core.store import Validator, add_files
 from memeval_core.sync import (
@@ -99,18 +99,20 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     root = _root(args)
-    load, qa = load_all_results(root, root, fixtures_dir(args.fixtures), datasets_dir(None))
+    # Header-only: the mismatches are in the runs table.
+    load, qa = load_headers(root, root, fixtures_dir(args.fixtures), datasets_dir(None))
     missed = _print_not_loaded(load, qa)
     bad = 0
-    for run in load.runs:
-        if run.mismatches:
+    runs = load.table.select(["display_name", "benchmark", "source", "mismatches"]).to_pylist()
+    for run in runs:
+        if run["mismatches"]:
             bad += 1
-            ident = run.identity
-            print(f"{ident.display_name} [{ident.benchmark}] {ident.source}: {len(run.mismatches)} mismatch(es)")
-            for m in run.mismatches:
+            where = f"{run['display_name']} [{run['benchmark']}] {run['source']}"
+            print(f"{where}: {len(run['mismatches'])} mismatch(es)")
+            for m in run["mismatches"]:
                 print(f"  - {m}")
-    print(f"{len(load.runs)} run(s) checked, {bad} with mismatches, {len(missed)} file(s) not loaded")
-    if _nothing_loaded(root, len(load.runs) + len(qa.runs), missed):
+    print(f"{len(runs)} run(s) checked, {bad} with mismatches, {len(missed)} file(s) not loaded")
+    if _nothing_loaded(root, len(runs) + len(qa.runs), missed):
         return 2
     return 1 if bad or any(m.failed for m in missed) else 0
 
