@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from _data import SHARED_DATA, require
 
+from memeval_core.qa.columns import ColumnRun, columns_of
 from memeval_core.qa.ingest import QaLoad, load_qa
 
 
@@ -92,7 +93,7 @@ def test_side_cars_come_from_the_loads_walk_and_are_parsed_once(tmp_path: Path) 
     results = {"sys/results/conv0_eval.json", "sys/results/conv1_eval.json"}
     for r in load.runs:
         meta = r.meta.model_copy(update={"judge_models": [], "top_k": None, "metadata_sources": []})
-        bare = r.run.model_copy(update={"run": meta})
+        bare = ColumnRun(meta, columns_of(r.run.questions))
         filled = ingest.fill_from_sidecars(bare, "sys/results/conv0_eval.json", tmp_path, results, cache)
         assert filled.run.judge_models == ["gpt-j"] and filled.run.top_k == 9
     # Both runs read the one file once; the broken file is remembered as such.

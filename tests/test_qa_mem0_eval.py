@@ -34,7 +34,7 @@ def test_memobase_0503_is_1092_of_1540() -> None:
 def test_memobase_0710_joins_by_position() -> None:
     (run,) = mem0_eval.load(real(MEMOBASE / "memobase_eval_0710_3000.json"))
     assert score_run(run).correct == 1167
-    joined, report = join(run, load_locomo(require(LOCOMO_JSON)))
+    joined, report = join(run.to_run(), load_locomo(require(LOCOMO_JSON)))
     assert report.joined == 1540 and report.by_key["conversation+position"] == 1540
     assert report.category_conflicts == 0
     # conv-30 (index 1) has a category-5 item at qa index 79 followed by two others: positions 79, 80 -> qa 80, 81

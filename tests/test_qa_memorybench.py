@@ -34,7 +34,7 @@ def test_supermemory_report_slim() -> None:
     adversarial = [q.question_id for q in run.questions if q.category == "5"]
     acc, removed = accuracy_excluding(score_questions(run), adversarial)
     assert removed == 446 and acc == pytest.approx(991 / 1540)
-    joined, report = join(run, load_locomo(require(LOCOMO_JSON)))
+    joined, report = join(run.to_run(), load_locomo(require(LOCOMO_JSON)))
     assert report.by_key["question_id"] == 1986 and report.category_conflicts == 0
     assert joined.questions[0].gold_evidence_ids == ["D1:3"]
 

@@ -116,7 +116,7 @@ def test_disputed_questions() -> None:
 
     from memeval_core.qa.locomo import join, load_locomo
 
-    joined, _ = join(run, load_locomo(require(LOCOMO_JSON)))
+    joined, _ = join(run.to_run(), load_locomo(require(LOCOMO_JSON)))
     s = score_questions(joined)
     acc, removed = accuracy_excluding(s, disputed)
     assert removed == 156
@@ -298,7 +298,7 @@ def test_score_run_of_a_real_run() -> None:
 
     from memeval_core.qa.locomo import join, load_locomo
 
-    joined, _ = join(run, load_locomo(require(LOCOMO_JSON)))
+    joined, _ = join(run.to_run(), load_locomo(require(LOCOMO_JSON)))
     for r in (run, joined):
         assert _exact(score_run(r)) == _exact(_reference(r))
 

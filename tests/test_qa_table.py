@@ -28,7 +28,7 @@ def _round_trip(run: QaRun) -> None:
 def test_a_real_joined_run_round_trips_exactly() -> None:
     path = require(MEMOBASE)
     (run,) = mem0_eval.load(read_source(path, path.name))
-    joined, _ = locomo.join(run, locomo.load_locomo(require(LOCOMO_JSON)))
+    joined, _ = locomo.join(run.to_run(), locomo.load_locomo(require(LOCOMO_JSON)))
     _round_trip(run)
     _round_trip(joined)
 

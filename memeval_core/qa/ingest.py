@@ -31,6 +31,7 @@ from memeval_core import settings, tree
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import sniff as pmb_sniff
 from memeval_core.qa import locomo, publishable, shapes
+from memeval_core.qa.columns import ColumnRun, Columns
 from memeval_core.qa.importers import (
     cognitive_memory,
     evermemos,
@@ -43,23 +44,23 @@ from memeval_core.qa.importers import (
 )
 from memeval_core.qa.importers._common import Source, UnjudgedError
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
-from memeval_core.qa.models import QaQuestion, QaRun, RunMeta
+from memeval_core.qa.models import QaRun, RunMeta
 from memeval_core.qa.scoring import (
     QuestionScore,
     RunScore,
     accuracy_without,
     is_disputed_list,
     parse_disputed,
-    score_questions,
-    summarize,
+    score_columns,
+    summarize_table,
 )
-from memeval_core.qa.table import questions_from_table, questions_table, scores_from_table
+from memeval_core.qa.table import questions_from_table, scores_from_table, table_of
 
 SUFFIXES = (".json", ".jsonl", ".csv")
 SIDECAR_MAX_BYTES = 256 * 1024
 """Configuration files beside a result are small; larger JSON files are not read for metadata."""
 
-Importer = Callable[[Source], list[QaRun]]
+Importer = Callable[[Source], list[ColumnRun]]
 SNIFFERS: tuple[tuple[str, Callable[[Any, str], bool], Importer], ...] = (
     ("memeval", native.sniff, native.load),
     ("evermemos", evermemos.sniff, evermemos.load),
@@ -138,11 +139,7 @@ class LoadedRun(QaRunHeader):
         ``rest``: the other fields (``join``, ``publishable`` and ``not_publishable_because`` default to
         none, False and no reasons).
         """
-        questions = score_questions(run)
-        rest = {"join": None, "publishable": False, "not_publishable_because": (), **rest}
-        table = questions_table(run.questions, questions)
-        score = summarize(run.questions, questions)
-        return cls(meta=run.run, table=table, run_id=run_id, display_name=display_name, score=score, **rest)
+        return loaded_run(ColumnRun.of(run), run_id, display_name, **rest)
 
     @cached_property
     def run(self) -> QaRun:
@@ -158,6 +155,14 @@ class LoadedRun(QaRunHeader):
         """This loaded run with other questions or metadata (re-judged, say): scored again."""
         fresh = LoadedRun.of(run, self.run_id, self.display_name)
         return replace(self, meta=fresh.meta, table=fresh.table, score=fresh.score)
+
+
+def loaded_run(run: ColumnRun, run_id: str, display_name: str, **rest: Any) -> LoadedRun:
+    """:meth:`LoadedRun.of` of a run held as columns: scored column by column, its columns put in a table."""
+    rest = {"join": None, "publishable": False, "not_publishable_because": (), **rest}
+    table = table_of(run.columns, score_columns(run.columns))
+    score = summarize_table(table)
+    return LoadedRun(meta=run.run, table=table, run_id=run_id, display_name=display_name, score=score, **rest)
 
 
 @dataclass(frozen=True)
@@ -337,8 +342,8 @@ def _sidecar_candidates(rel: str, root: Path, result_files: set[str], cache: Sid
 
 
 def fill_from_sidecars(
-    run: QaRun, rel: str, root: Path, result_files: set[str], cache: SidecarCache | None = None
-) -> QaRun:
+    run: ColumnRun, rel: str, root: Path, result_files: set[str], cache: SidecarCache | None = None
+) -> ColumnRun:
     """Fill answer model, judge model and top-k the run does not state from nearby configuration files.
 
     ``cache``: shared by the runs of one load (the load's walk), so that each file is parsed once.
@@ -382,29 +387,30 @@ def fill_from_sidecars(
         update["judge_models"] = [found["judge_model"]]
     if "top_k" in found:
         update["top_k"] = found["top_k"]
-    return run.model_copy(update={"run": meta.model_copy(update=update)})
+    return run.with_meta(**update)
 
 
 # ------------------------------------------------------------------ joining, merging, duplicates
 
 
-def _join_locomo(run: QaRun, ds: LocomoDataset | None) -> tuple[QaRun, JoinReport | None]:
+def _join_locomo(run: ColumnRun, ds: LocomoDataset | None) -> tuple[ColumnRun, JoinReport | None]:
     if run.run.benchmark != locomo.BENCHMARK or ds is None:
         return run, None
-    joined, report = locomo.join(run, ds)
+    joined, report = locomo.join_columns(run, ds)
     if report.joined == report.total:
         # The dataset's codes are authoritative: whether category 5 is scored follows from the joined questions.
-        adversarial = any(q.scored and q.category == locomo.ADVERSARIAL for q in joined.questions)
-        joined = joined.model_copy(update={"run": joined.run.model_copy(update={"includes_adversarial": adversarial})})
+        c = joined.columns
+        adversarial = any(s and cat == locomo.ADVERSARIAL for s, cat in zip(c["scored"], c["category"], strict=True))
+        joined = joined.with_meta(includes_adversarial=adversarial)
     return joined, report
 
 
-def _conversations(run: QaRun) -> set[str] | None:
-    convs = {q.conversation for q in run.questions}
+def _conversations(run: ColumnRun) -> set[str] | None:
+    convs = set(run.columns["conversation"])
     return None if None in convs else {c for c in convs if c is not None}
 
 
-def _shard_key(run: QaRun) -> tuple[Any, ...]:
+def _shard_key(run: ColumnRun) -> tuple[Any, ...]:
     m = run.run
     folder = PurePosixPath(m.source_file or "").parent.as_posix()
     return (folder, m.format, m.benchmark, m.system, m.answer_model, m.top_k, tuple(m.judge_models))
@@ -413,14 +419,22 @@ def _shard_key(run: QaRun) -> tuple[Any, ...]:
 _CONVERSATION_ORDER: dict[str | None, int] = {sample_id: i for i, sample_id in enumerate(locomo.SAMPLE_IDS)}
 
 
-def _order_key(q: QaQuestion) -> tuple[int, int, str]:
-    conv = _CONVERSATION_ORDER.get(q.conversation, len(locomo.SAMPLE_IDS))
-    return (conv, q.question_index if q.question_index is not None else -1, q.question_id)
+def _order_key(conversation: str | None, question_index: int | None, question_id: str) -> tuple[int, int, str]:
+    conv = _CONVERSATION_ORDER.get(conversation, len(locomo.SAMPLE_IDS))
+    return (conv, question_index if question_index is not None else -1, question_id)
+
+
+def _merged_columns(shards: Sequence[ColumnRun]) -> Columns:
+    """The shards' questions as one set of columns, in conversation, raw index and id order."""
+    columns: Columns = {name: [v for s in shards for v in s.columns[name]] for name in shards[0].columns}
+    keys = list(map(_order_key, columns["conversation"], columns["question_index"], columns["question_id"]))
+    order = sorted(range(len(keys)), key=lambda i: keys[i])
+    return {name: [values[i] for i in order] for name, values in columns.items()}
 
 
 def merge_shards(
-    items: Sequence[tuple[QaRun, JoinReport | None]],
-) -> list[tuple[QaRun, JoinReport | None, tuple[str, ...], tuple[int, int]]]:
+    items: Sequence[tuple[ColumnRun, JoinReport | None]],
+) -> list[tuple[ColumnRun, JoinReport | None, tuple[str, ...], tuple[int, int]]]:
     """Merge runs of one folder, format, system and configuration whose conversations are disjoint.
 
     Each merged run lists its shard files in ``source_file`` (joined by `` + ``), hashes the
@@ -430,7 +444,7 @@ def merge_shards(
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, (run, _) in enumerate(items):
         groups.setdefault(_shard_key(run), []).append(i)
-    out: list[tuple[QaRun, JoinReport | None, tuple[str, ...], tuple[int, int]]] = []
+    out: list[tuple[ColumnRun, JoinReport | None, tuple[str, ...], tuple[int, int]]] = []
     for idx in groups.values():
         convs = [_conversations(items[i][0]) for i in idx]
         disjoint = all(c is not None for c in convs) and sum(len(c or ()) for c in convs) == len(
@@ -441,7 +455,6 @@ def merge_shards(
             continue
         shards = sorted((items[i] for i in idx), key=lambda it: it[0].run.source_file or "")
         files = tuple(s.run.source_file or "" for s, _ in shards)
-        questions = sorted((q for s, _ in shards for q in s.questions), key=_order_key)
         first = shards[0][0].run
         dates = sorted(d for s, _ in shards if (d := s.run.date))
         sha = hashlib.sha256("".join(s.run.source_sha256 or "" for s, _ in shards).encode()).hexdigest()
@@ -457,7 +470,7 @@ def merge_shards(
                 "metadata_sources": sorted({m for s, _ in shards for m in s.run.metadata_sources}),
             }
         )
-        merged = QaRun(run=meta, questions=questions)
+        merged = ColumnRun(meta, _merged_columns([s for s, _ in shards]))
         reports = [r for _, r in shards]
         report = None
         if all(r is not None for r in reports):
@@ -475,23 +488,26 @@ def merge_shards(
     return out
 
 
-def _fingerprint(run: QaRun) -> bytes:
+def _fingerprint(loaded: LoadedRun) -> bytes:
     """Digest of what makes two runs exact duplicates: benchmark, system, and every answer with its verdicts."""
+    c = loaded.table.select(["question_id", "answer", "verdicts"]).to_pydict()
     rows = sorted(
         # + 0.0: -0.0 equals 0.0 but serialises apart. Question ids are unique, so the sort never compares further.
-        [(q.question_id, q.answer or "", sorted([(v.judge, v.score + 0.0) for v in q.verdicts])) for q in run.questions]
+        (qid, answer or "", sorted([(v["judge"], v["score"] + 0.0) for v in verdicts]))
+        for qid, answer, verdicts in zip(c["question_id"], c["answer"], c["verdicts"], strict=True)
     )
-    return hashlib.sha256(orjson.dumps([run.run.benchmark, run.run.system, rows])).digest()
+    return hashlib.sha256(orjson.dumps([loaded.meta.benchmark, loaded.meta.system, rows])).digest()
 
 
-def _duplicate_key(run: QaRun) -> tuple[str, str, int]:
+def _duplicate_key(run: ColumnRun) -> tuple[str, str, int]:
     """What two duplicates (equal :func:`_fingerprint`) necessarily share: only such runs need the full digest."""
-    return (run.run.benchmark, run.run.system, len(run.questions))
+    return (run.run.benchmark, run.run.system, run.size)
 
 
-def _richness(run: QaRun) -> tuple[int, int]:
-    timed = sum(q.latency_ms is not None or q.retrieval_latency_ms is not None for q in run.questions)
-    return timed, sum(len(q.model_extra or {}) for q in run.questions)
+def _richness(run: ColumnRun) -> tuple[int, int]:
+    c = run.columns
+    timed = sum(a is not None or b is not None for a, b in zip(c["latency_ms"], c["retrieval_latency_ms"], strict=True))
+    return timed, sum(len(extra) for extra in c["extra"] if extra)
 
 
 # ------------------------------------------------------------------ naming
@@ -501,7 +517,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"
 
 
-def _run_id(run: QaRun, merged: bool) -> str:
+def _run_id(run: ColumnRun, merged: bool) -> str:
     meta = run.run
     first = (meta.source_file or "run").split(" + ")[0]
     stem = f"{meta.system}-{PurePosixPath(first).parent.name}" if merged else PurePosixPath(first).stem
@@ -732,9 +748,9 @@ def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: S
         except IngestError as exc:
             errors.append(((1, number[src.rel]), exc))
 
-    imported: list[tuple[Key, QaRun, str]] = []
+    imported: list[tuple[Key, ColumnRun, str]] = []
 
-    def run_importer(key: Key, rel: str, fn: Callable[[], list[QaRun]]) -> None:
+    def run_importer(key: Key, rel: str, fn: Callable[[], list[ColumnRun]]) -> None:
         try:
             imported.extend(((*key, j), r, rel) for j, r in enumerate(fn()))
         except IngestError as exc:
@@ -802,10 +818,9 @@ def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: S
     ]
     out: list[_ScoredRun] = []
     for run, report, shard_files, (group, own) in merge_shards(joined):
-        loaded = LoadedRun.of(
-            run, _run_id(run, bool(shard_files)), run.run.system, join=report, merged_from=shard_files
-        )
-        ok, reasons = publishable.check(run, loaded.score, report)
+        loaded = loaded_run(run, _run_id(run, bool(shard_files)), run.run.system, join=report, merged_from=shard_files)
+        # The protocol check reads the run's metadata only: it gets the run without its questions.
+        ok, reasons = publishable.check(QaRun(run=run.run, questions=[]), loaded.score, report)
         loaded = replace(loaded, publishable=ok, not_publishable_because=tuple(reasons))
         order = (imported[group][0], imported[own][0])
         out.append(_ScoredRun(order, loaded, _duplicate_key(run), _richness(run)))
@@ -821,7 +836,7 @@ def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[Load
     seen: dict[Any, int] = {}
     for i, r in enumerate(scored):
         # A run whose duplicate key is unique cannot equal another: its position stands in for the digest.
-        fp: Any = _fingerprint(r.loaded.run) if counts[r.duplicate_key] > 1 else ("unique", i)
+        fp: Any = _fingerprint(r.loaded) if counts[r.duplicate_key] > 1 else ("unique", i)
         if fp in seen:
             k = seen[fp]
             other, dups = kept[k]

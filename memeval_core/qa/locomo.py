@@ -31,14 +31,15 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memeval_core import tree
 from memeval_core.errors import IngestError
+from memeval_core.qa.columns import ColumnRun, Columns, columns_of
 from memeval_core.qa.models import QaQuestion, QaRun
 
 BENCHMARK = "locomo"
@@ -329,13 +330,13 @@ class JoinReport:
         return f"{self.joined}/{self.total} joined" + (f" ({keys})" if keys else "")
 
 
-def _conv_of(q: QaQuestion, sample_ids: frozenset[str]) -> str | None:
-    if q.conversation is None:
+def _conv_of(conversation: str | None, sample_ids: frozenset[str]) -> str | None:
+    if conversation is None:
         return None
-    if q.conversation in sample_ids:
-        return q.conversation
-    if q.conversation.isdigit() and int(q.conversation) < len(SAMPLE_IDS):
-        return SAMPLE_IDS[int(q.conversation)]
+    if conversation in sample_ids:
+        return conversation
+    if conversation.isdigit() and int(conversation) < len(SAMPLE_IDS):
+        return SAMPLE_IDS[int(conversation)]
     return None
 
 
@@ -344,27 +345,23 @@ def _same_text(a: str, b: str) -> bool:
     return a == b or normalize_text(a) == normalize_text(b)
 
 
-def _joined_values(q: QaQuestion, hit: LocomoQuestion) -> dict[str, Any]:
-    """The fields :func:`join` sets on a question matched to ``hit``: the dataset's identity, category and gold."""
-    return {
-        "question_id": hit.question_id,
-        "conversation": hit.sample_id,
-        "question_index": hit.qa_index,
-        "question": q.question or hit.question,
-        "category": hit.category,
-        "category_name": CATEGORY_NAMES.get(hit.category),
-        "gold_evidence_ids": list(hit.evidence),
-        "gold_answer": hit.answer if q.gold_answer is None else q.gold_answer,
-    }
+class _Asked(NamedTuple):
+    """What a join matches a run question by."""
+
+    question_id: str
+    question: str
+    question_index: int | None
+    conv: str | None
+    """The question's LoCoMo conversation (:func:`_conv_of`), or None."""
 
 
-def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: set[str]) -> tuple[LocomoQuestion, str] | str:
+def _match(q: _Asked, ds: LocomoDataset, taken: set[str]) -> tuple[LocomoQuestion, str] | str:
     """The dataset question for q and the key used, or a reason string when nothing matches."""
     hit = ds.by_id.get(q.question_id)
     if hit is not None and _CANONICAL.match(q.question_id):
         return (hit, "question_id") if not q.question or _same_text(hit.question, q.question) else "text-mismatch"
-    if conv is not None and q.question_index is not None:
-        hit = ds.by_id.get(f"{conv}-q{q.question_index}")
+    if q.conv is not None and q.question_index is not None:
+        hit = ds.by_id.get(f"{q.conv}-q{q.question_index}")
         if hit is not None:
             return (
                 (hit, "conversation+index")
@@ -378,7 +375,7 @@ def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: set[str]) 
             return hit, "conversation+position"
     if q.question:
         key = normalize_text(q.question)
-        hits = ds.by_text.get((conv, key), []) if conv is not None else ds.by_text_any.get(key, [])
+        hits = ds.by_text.get((q.conv, key), []) if q.conv is not None else ds.by_text_any.get(key, [])
         free = [h for h in hits if h.question_id not in taken]
         if free:
             return free[0], "question_text"
@@ -387,6 +384,56 @@ def _match(q: QaQuestion, ds: LocomoDataset, conv: str | None, taken: set[str]) 
 
 _KEYS = ("question_id", "conversation+index", "conversation+position", "question_text")
 """The keys :func:`join` matches by, in the order it tries them."""
+
+
+@dataclass(frozen=True)
+class _JoinPlan:
+    """What a join does to each question of a run, before it is applied to models or to columns."""
+
+    hits: list[LocomoQuestion | None]
+    """The dataset question each run question matched, None for an unmatched one."""
+    renamed: dict[int, str]
+    """Row -> new id of an unmatched question whose id a joined question now uses (``unjoined:<id>``)."""
+    report: JoinReport
+
+
+def _plan(asked: list[_Asked], categories: list[str | None], ds: LocomoDataset) -> _JoinPlan:
+    """Match every question (see :func:`join`) and say which unmatched ones must be renamed."""
+    taken: set[str] = set()
+    by_key: Counter[str] = Counter()
+    unmatched: list[str] = []
+    hits: list[LocomoQuestion | None] = []
+    text_mismatches = conflicts = duplicates = 0
+    for q, category in zip(asked, categories, strict=True):
+        found = _match(q, ds, taken)
+        if not isinstance(found, str) and found[0].question_id in taken:
+            duplicates += 1
+            found = "duplicate"
+        if isinstance(found, str):
+            text_mismatches += found == "text-mismatch"
+            unmatched.append(q.question_id)
+            hits.append(None)
+            continue
+        hit, key = found
+        taken.add(hit.question_id)
+        by_key[key] += 1
+        conflicts += category is not None and category != hit.category
+        hits.append(hit)
+    # An unmatched question may keep a provisional id that a joined one now uses: keep the run's ids unique.
+    # Only the unmatched question is renamed: the joined one keeps its canonical id.
+    ids = [q.question_id if hit is None else hit.question_id for q, hit in zip(asked, hits, strict=True)]
+    count = Counter(ids)
+    renamed = {row: f"unjoined:{qid}" for row, qid in enumerate(ids) if hits[row] is None and count[qid] > 1}
+    report = JoinReport(
+        total=len(asked),
+        joined=sum(by_key.values()),
+        by_key={k: by_key[k] for k in _KEYS},
+        unmatched=tuple(unmatched),
+        text_mismatches=text_mismatches,
+        category_conflicts=conflicts,
+        duplicates=duplicates,
+    )
+    return _JoinPlan(hits, renamed, report)
 
 
 def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
@@ -399,50 +446,56 @@ def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
     matches must agree with the question text when the run has one.
     Joined questions get the canonical id, conversation, raw index, the dataset's category code
     and memeval's name for it, gold evidence ids and (when missing) the gold answer.
+
+    The run's questions are copied (``model_copy``), never changed; :func:`join_columns` joins a run held as
+    columns, and this join takes its values from there.
     """
-    taken: set[str] = set()
-    by_key: Counter[str] = Counter()
-    unmatched: list[str] = []
-    lost: set[int] = set()  # positions in out of the unmatched questions
-    text_mismatches = conflicts = duplicates = 0
+    columns = columns_of(run.questions)
+    plan = _plan_of(columns, ds)
+    joined = _joined_columns(columns, plan)
     out: list[QaQuestion] = []
-    for q in run.questions:
-        found = _match(q, ds, _conv_of(q, ds.sample_ids), taken)
-        if not isinstance(found, str) and found[0].question_id in taken:
-            duplicates += 1
-            found = "duplicate"
-        if isinstance(found, str):
-            text_mismatches += found == "text-mismatch"
-            unmatched.append(q.question_id)
-            lost.add(len(out))
+    for row, (q, hit) in enumerate(zip(run.questions, plan.hits, strict=True)):
+        if hit is not None:
+            out.append(q.model_copy(update={name: values[row] for name, values in joined.items()}))
+        elif row in plan.renamed:
+            out.append(q.model_copy(update={"question_id": plan.renamed[row]}))
+        else:
             out.append(q)
-            continue
-        hit, key = found
-        taken.add(hit.question_id)
-        by_key[key] += 1
-        conflicts += q.category is not None and q.category != hit.category
-        out.append(q.model_copy(update=_joined_values(q, hit)))
-    ids = Counter(q.question_id for q in out)
-    if len(ids) != len(out):
-        # An unmatched question kept a provisional id that a joined one now uses: keep the run's ids unique.
-        # Only the unmatched question is renamed: the joined one keeps its canonical id.
-        clash = {i for i, c in ids.items() if c > 1} & set(unmatched)
-        out = [
-            q.model_copy(update={"question_id": f"unjoined:{q.question_id}"})
-            if k in lost and q.question_id in clash
-            else q
-            for k, q in enumerate(out)
-        ]
-    report = JoinReport(
-        total=len(run.questions),
-        joined=sum(by_key.values()),
-        by_key={k: by_key[k] for k in _KEYS},
-        unmatched=tuple(unmatched),
-        text_mismatches=text_mismatches,
-        category_conflicts=conflicts,
-        duplicates=duplicates,
-    )
-    return run.model_copy(update={"questions": out}), report
+    return run.model_copy(update={"questions": out}), plan.report
+
+
+def join_columns(run: ColumnRun, ds: LocomoDataset) -> tuple[ColumnRun, JoinReport]:
+    """:func:`join` of a run held as columns: the same matches and report; the joined fields as new columns."""
+    plan = _plan_of(run.columns, ds)
+    return ColumnRun(run.run, {**run.columns, **_joined_columns(run.columns, plan)}), plan.report
+
+
+def _plan_of(c: Columns, ds: LocomoDataset) -> _JoinPlan:
+    convs = [_conv_of(conv, ds.sample_ids) for conv in c["conversation"]]
+    return _plan(list(map(_Asked, c["question_id"], c["question"], c["question_index"], convs)), c["category"], ds)
+
+
+def _joined_columns(c: Columns, plan: _JoinPlan) -> Columns:
+    """The columns a join sets: for a matched question the dataset's identity, category, evidence and (when
+    missing) gold answer; an unmatched question keeps its values (and is renamed when its id clashes)."""
+
+    def matched(name: str, value: Callable[[Any, LocomoQuestion], Any]) -> list[Any]:
+        """Column ``name`` with ``value(own value, dataset question)`` in every matched row."""
+        return [own if hit is None else value(own, hit) for own, hit in zip(c[name], plan.hits, strict=True)]
+
+    ids = matched("question_id", lambda _, hit: hit.question_id)
+    for row, new_id in plan.renamed.items():
+        ids[row] = new_id
+    return {
+        "question_id": ids,
+        "conversation": matched("conversation", lambda _, hit: hit.sample_id),
+        "question_index": matched("question_index", lambda _, hit: hit.qa_index),
+        "question": matched("question", lambda own, hit: own or hit.question),
+        "category": matched("category", lambda _, hit: hit.category),
+        "category_name": matched("category_name", lambda _, hit: CATEGORY_NAMES.get(hit.category)),
+        "gold_evidence_ids": matched("gold_evidence_ids", lambda _, hit: list(hit.evidence)),
+        "gold_answer": matched("gold_answer", lambda own, hit: hit.answer if own is None else own),
+    }
 
 
 def iter_questions(ds: LocomoDataset, include_adversarial: bool) -> Iterator[LocomoQuestion]:

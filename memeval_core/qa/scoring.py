@@ -36,8 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from memeval_core.errors import IngestError
 from memeval_core.qa import locomo
+from memeval_core.qa.columns import Columns
 from memeval_core.qa.models import QaQuestion, QaRun, Verdict
 
 T = TypeVar("T")
@@ -296,6 +300,160 @@ def summarize(run_questions: Sequence[QaQuestion], questions: Sequence[QuestionS
         kinds={k: _group(k, by_kind[k]) for k in GROUPMEMBENCH_KINDS if k in by_kind},
         fama=math.fsum(s.fama for s in scored) / n if n else None,
         latency_ms=tuple(q.latency_ms for q, _ in pairs if q.latency_ms is not None),
+    )
+
+
+# ------------------------------------------------------------------ the same rules over columns
+#
+# The load scores a run held as columns (:mod:`memeval_core.qa.columns`) and summarises its table without
+# building a model or a QuestionScore per question. score_question and summarize above stay the readable
+# statement of the rules; tests check that both give the same results on the shared data.
+
+
+def _failures(columns: Columns) -> list[str | None]:
+    """:func:`failure_reason` of every question."""
+    out: list[str | None] = []
+    for scored, error, answer, verdicts in zip(
+        columns["scored"], columns["error"], columns["answer"], columns["verdicts"], strict=True
+    ):
+        if not scored:
+            out.append(None)
+        elif error:
+            out.append("error")
+        elif answer is None or not answer.strip():
+            out.append("no answer")
+        else:
+            out.append(None if verdicts else "not judged")
+    return out
+
+
+def _verdict_values(verdicts: Sequence[Verdict]) -> tuple[float, dict[str, float], bool | None]:
+    """(mean rescaled score, rescaled score per judge, strict majority or None) of one question's verdicts."""
+    n = len(verdicts)
+    if n == 1:  # the common case: one judge
+        x = rescale(verdicts[0])
+        return x + 0.0, {verdicts[0].judge: x}, None  # fsum([x]) / 1 is x, and turns -0.0 into 0.0
+    values = [rescale(v) for v in verdicts]
+    per_judge = dict(zip([v.judge for v in verdicts], values, strict=True))
+    if n == 0:  # an unscored question may have no verdict
+        return 0.0, per_judge, None
+    majority = sum(x >= PASS_THRESHOLD - 1e-12 for x in values) * 2 > n
+    return math.fsum(values) / n, per_judge, majority
+
+
+def _abstains(kind: str | None, category: str | None) -> bool:
+    """The question is of the GroupMemBench abstention kind (:func:`kind_of` is ``abstention``)."""
+    return kind == "abstention" or (kind not in GROUPMEMBENCH_KINDS and category == "abstention")
+
+
+def score_columns(columns: Columns, w: float = 1.0) -> Columns:
+    """:func:`score_question` of every question held as columns: the score columns of the question table.
+
+    Returns ``failure``, ``score``, ``correct``, ``majority``, ``per_judge`` and ``fama``, one value per question.
+    """
+    failures = _failures(columns)
+    out: Columns = {"failure": failures, "score": [], "correct": [], "majority": [], "per_judge": [], "fama": []}
+    rows = zip(failures, columns["verdicts"], columns["kind"], columns["category"], columns["abstained"],
+               columns["answer"], columns["mpa"], columns["faa"], strict=True)  # fmt: skip
+    for failure, verdicts, kind, category, abstained, answer, mpa, faa in rows:
+        if failure is not None:
+            out["score"].append(0.0)
+            out["correct"].append(False)
+            out["majority"].append(False if len(verdicts) >= 2 else None)
+            out["per_judge"].append({v.judge: 0.0 for v in verdicts})
+            out["fama"].append(0.0)
+            continue
+        score, per_judge, majority = _verdict_values(verdicts)
+        correct = score >= PASS_THRESHOLD - 1e-12
+        if _abstains(kind, category):
+            correct = abstained if abstained is not None else looks_like_abstention(answer)
+            score = 1.0 if correct else 0.0
+            majority = correct if majority is not None else None
+        out["score"].append(score)
+        out["correct"].append(correct)
+        out["majority"].append(majority)
+        out["per_judge"].append(per_judge)
+        out["fama"].append(fama(score if mpa is None else mpa, 1.0 if faa is None else faa, w))
+    return out
+
+
+def _true_count(values: pa.ChunkedArray) -> int:
+    return int(pc.sum(values.cast(pa.int64())).as_py() or 0)
+
+
+def _fmean(values: pa.ChunkedArray) -> float | None:
+    """Mean with a correctly rounded sum (``math.fsum``), as :func:`summarize` takes it; None when empty."""
+    return math.fsum(values.to_pylist()) / len(values) if len(values) else None
+
+
+def _groups_of(scored: pa.Table, key: pa.ChunkedArray, names: str | None) -> dict[str, GroupScore]:
+    """:class:`GroupScore` per non-null ``key`` value of the scored rows, in first-seen order.
+
+    ``names``: the column naming each group after its last row, or None to name a group by its key.
+    """
+    rows = pa.table({"key": key, "score": scored["score"], "correct": scored["correct"],
+                     "name": scored[names] if names else key})  # fmt: skip
+    last = pc.ScalarAggregateOptions(skip_nulls=False)
+    grouped = rows.filter(pc.is_valid(rows["key"])).group_by("key", use_threads=False)
+    stats = grouped.aggregate([("score", "list"), ("correct", "sum"), ("name", "last", last)]).to_pydict()
+    return {
+        k: GroupScore(name, len(scores), math.fsum(scores) / len(scores), int(n_correct))
+        for k, scores, n_correct, name in zip(
+            stats["key"], stats["score_list"], stats["correct_sum"], stats["name_last"], strict=True
+        )
+    }
+
+
+def _kind_column(table: pa.Table) -> pa.ChunkedArray:
+    """:func:`kind_of` of every row: ``kind`` when it is a GroupMemBench kind, else such a ``category``, else null."""
+    kinds = pa.array(GROUPMEMBENCH_KINDS)
+    null = pa.scalar(None, pa.string())
+    category = pc.if_else(pc.is_in(table["category"], kinds), table["category"], null)
+    return pc.if_else(pc.is_in(table["kind"], kinds), table["kind"], category)
+
+
+def _judge_accuracy_of(scored: pa.Table, judges: Sequence[str], n_failed: int) -> dict[str, float]:
+    """:func:`_per_judge_accuracy` from the ``per_judge`` column of the scored rows."""
+    graded = scored.filter(pc.is_null(scored["failure"]))["per_judge"].combine_chunks()
+    pairs = pa.table({"judge": graded.keys, "value": graded.items})
+    lists = pairs.group_by("judge", use_threads=False).aggregate([("value", "list")]).to_pydict()
+    values: dict[str, list[float]] = {j: [] for j in judges}
+    for judge, judged in zip(lists["judge"], lists["value_list"], strict=True):
+        values[judge] = judged
+    # Each failure adds a 0 for every judge: to the count, not to the (correctly rounded) sum.
+    return {j: math.fsum(vs) / (len(vs) + n_failed) for j, vs in values.items() if vs or n_failed}
+
+
+def summarize_table(table: pa.Table) -> RunScore:
+    """:func:`summarize` of a question table (:data:`memeval_core.qa.table.SCHEMA`), over its columns.
+
+    Counts and groups are computed with ``pyarrow.compute``; means keep ``math.fsum`` over the column's values so
+    that they equal :func:`summarize`'s to the last bit.
+    """
+    flat_verdicts = pc.list_flatten(table["verdicts"])
+    judges = tuple(pc.unique(pc.struct_field(flat_verdicts, "judge")).to_pylist()) if len(flat_verdicts) else ()
+    scored = table.filter(table["scored"])
+    n = scored.num_rows
+    failures = pc.value_counts(pc.drop_null(scored["failure"])).to_pylist() if n else []
+    reasons = {f["values"]: f["counts"] for f in failures}
+    n_failed = sum(reasons.values())
+    multi = n > 0 and (pc.max(pc.list_value_length(scored["verdicts"])).as_py() or 0) >= 2
+    categories = _groups_of(scored, scored["category"], "category_name")
+    kinds = _groups_of(scored, _kind_column(scored), None)
+    return RunScore(
+        n_questions=n,
+        n_unscored=table.num_rows - n,
+        accuracy=_fmean(scored["score"]),
+        correct=_true_count(scored["correct"]),
+        majority_accuracy=_true_count(pc.fill_null(scored["majority"], False)) / n if multi else None,
+        failures=n_failed,
+        failure_reasons=reasons,
+        judges=judges,
+        per_judge_accuracy=_judge_accuracy_of(scored, judges, n_failed),
+        categories={c: categories[c] for c in sorted(categories, key=_code_key)},
+        kinds={k: kinds[k] for k in GROUPMEMBENCH_KINDS if k in kinds},
+        fama=_fmean(scored["fama"]),
+        latency_ms=tuple(pc.drop_null(scored["latency_ms"]).to_pylist()),
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from memeval_core.qa.columns import Columns, columns_of
 from memeval_core.qa.models import QaQuestion, Verdict
 from memeval_core.qa.scoring import QuestionScore
 
@@ -80,28 +81,36 @@ def _extra_text(extra: dict[str, Any] | None) -> str | None:
     return json.dumps(extra, ensure_ascii=False, allow_nan=False) if extra else None
 
 
-def _verdict_row(v: Verdict) -> dict[str, Any]:
-    return {"judge": v.judge, "score": v.score, "scale": v.scale, "model": v.model, "label": v.label,
-            "extra": _extra_text(v.model_extra)}  # fmt: skip
+def _verdicts_array(column: Sequence[Sequence[Verdict]]) -> pa.Array:
+    """The ``verdicts`` column: a list of verdict structs per question, built from flat per-field lists."""
+    offsets = [0]
+    flat: list[Verdict] = []
+    for verdicts in column:
+        flat.extend(verdicts)
+        offsets.append(len(flat))
+    fields = {"judge": [v.judge for v in flat], "score": [v.score for v in flat],
+              "scale": [v.scale for v in flat], "model": [v.model for v in flat],
+              "label": [v.label for v in flat], "extra": [_extra_text(v.model_extra) for v in flat]}  # fmt: skip
+    structs = pa.StructArray.from_arrays([pa.array(fields[f.name], f.type) for f in _VERDICT], fields=list(_VERDICT))
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), structs, type=pa.list_(_VERDICT))
 
 
-def _column(values: list[Any], name: str) -> list[Any]:
-    if name == "verdicts":
-        return [[_verdict_row(v) for v in verdicts] for verdicts in values]
-    return values
+def table_of(columns: Columns, scores: Columns) -> pa.Table:
+    """Question columns (:mod:`memeval_core.qa.columns`) and their score columns as one table of :data:`SCHEMA`."""
+    data: dict[str, Any] = {name: columns[name] for name in _FIELDS}
+    data["verdicts"] = _verdicts_array(columns["verdicts"])
+    data["extra"] = [_extra_text(extra) for extra in columns["extra"]]
+    data.update({name: scores[name] for name, _ in SCORE_COLUMNS})
+    data["per_judge"] = [list(per_judge.items()) for per_judge in scores["per_judge"]]
+    return pa.Table.from_pydict(data, schema=SCHEMA)
 
 
 def questions_table(questions: Sequence[QaQuestion], scores: Sequence[QuestionScore]) -> pa.Table:
     """The questions and their scores (same order, same length) as one table of :data:`SCHEMA`."""
     if len(questions) != len(scores):
         raise ValueError(f"{len(questions)} questions but {len(scores)} scores")
-    columns: dict[str, list[Any]] = {name: [getattr(q, name) for q in questions] for name in _FIELDS}
-    columns = {name: _column(values, name) for name, values in columns.items()}
-    columns["extra"] = [_extra_text(q.model_extra) for q in questions]
-    for name, _ in SCORE_COLUMNS:
-        values = [getattr(s, name) for s in scores]
-        columns[name] = [list(v.items()) for v in values] if name == "per_judge" else values
-    return pa.Table.from_pydict(columns, schema=SCHEMA)
+    score_columns = {name: [getattr(s, name) for s in scores] for name, _ in SCORE_COLUMNS}
+    return table_of(columns_of(questions), score_columns)
 
 
 def _verdict(row: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from memeval_core.errors import IngestError, json_path
-from memeval_core.qa.models import QaRun, Scale, Verdict
+from memeval_core.qa.columns import ColumnRun, columns_from_dicts, columns_of, validate_columns
+from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Scale, Verdict
 
 
 @dataclass(frozen=True)
@@ -213,33 +214,54 @@ def _verdict(judge: str, score: float, scale: Scale, model: str | None, label: s
     return hit
 
 
-def build_run(src: Source, meta: dict[str, Any], questions: list[dict[str, Any]]) -> QaRun:
-    """Validate the assembled run; a validation failure becomes an :class:`IngestError`."""
+def build_run(src: Source, meta: dict[str, Any], questions: list[dict[str, Any]]) -> ColumnRun:
+    """Validate the assembled run; a validation failure becomes an :class:`IngestError`.
+
+    The questions are validated as columns (:func:`~memeval_core.qa.columns.validate_columns`), not one
+    model per question. When the columns fail, the run is validated record by record to name the first
+    bad record's field exactly as before (``$.answer``); should that pass, its questions are used.
+    """
     meta = {"source_file": src.rel, "source_sha256": src.sha256, **meta}
     try:
-        # One validation over the whole run, not one model constructor call per question.
-        run = QaRun.model_validate({"run": meta, "questions": questions})
+        run_meta = RunMeta.model_validate(meta)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = list(err["loc"])
-        # Name the field within its record (``$.answer``), as validating each record on its own does.
-        loc = loc[1:] if loc[:1] == ["run"] else loc[2:] if loc[:1] == ["questions"] else loc
-        fail(src, loc, f"{err['msg']}", "the importer could not map this value")
-    check_unique_ids(src, run)
-    return run
+        _fail_validation(src, exc, "run")
+    try:
+        columns = validate_columns(columns_from_dicts(questions))
+    except ValidationError:
+        columns = columns_of(_validate_records(src, run_meta, questions))
+    check_unique_ids(src, columns["question_id"])
+    return ColumnRun(run_meta, columns)
 
 
-def check_unique_ids(src: Source, run: QaRun, where: Sequence[str] = ("questions",), first: int = 0) -> None:
+def _validate_records(src: Source, meta: RunMeta, questions: list[dict[str, Any]]) -> list[QaQuestion]:
+    try:
+        return QaRun.model_validate({"run": meta, "questions": questions}).questions
+    except ValidationError as exc:
+        _fail_validation(src, exc, "questions")
+
+
+def _fail_validation(src: Source, exc: ValidationError, part: str) -> NoReturn:
+    err = exc.errors()[0]
+    loc = list(err["loc"])
+    # Name the field within its record (``$.answer``), as validating each record on its own does.
+    loc = loc[2:] if part == "questions" and loc[:1] == ["questions"] else loc
+    fail(src, loc, f"{err['msg']}", "the importer could not map this value")
+
+
+def check_unique_ids(src: Source, ids: Sequence[str], where: Sequence[str] = ("questions",), first: int = 0) -> None:
     """Raise an :class:`IngestError` at the second occurrence of a repeated question id (one pass, a set).
 
     ``where`` and ``first``: the JSON path of the question list and the index of its first question there.
     """
+    if len(set(ids)) == len(ids):
+        return
     seen: set[str] = set()
-    for i, q in enumerate(run.questions, start=first):
-        if q.question_id in seen:
-            fail(src, [*where, i, "question_id"], f"question id {q.question_id!r} appears more than once",
+    for i, qid in enumerate(ids, start=first):
+        if qid in seen:
+            fail(src, [*where, i, "question_id"], f"question id {qid!r} appears more than once",
                  "each question may appear once per run")  # fmt: skip
-        seen.add(q.question_id)
+        seen.add(qid)
 
 
 _GENERIC_DIRS = re.compile(

@@ -25,6 +25,7 @@ import statistics
 from typing import Any
 
 from memeval_core.qa import locomo
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import (
     Source,
     UnjudgedError,
@@ -37,7 +38,6 @@ from memeval_core.qa.importers._common import (
     opt,
     text,
 )
-from memeval_core.qa.models import QaRun
 
 FORMAT = "cognitive-memory"
 SYSTEM = "cognitive_memory"
@@ -79,7 +79,7 @@ def _meta_block(data: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRun:
+def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> ColumnRun:
     questions: list[dict[str, Any]] = []
     adversarial_scored = False
     sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
@@ -145,7 +145,7 @@ def _stated(data: dict[str, Any]) -> dict[str, Any]:
     return {k: overall[k] for k in keys if isinstance(overall.get(k), int | float)}
 
 
-def _longmemeval(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRun:
+def _longmemeval(src: Source, items: list[Any], meta_in: dict[str, Any]) -> ColumnRun:
     questions: list[dict[str, Any]] = []
     sessions: list[int] = []
     judge_models: list[str] = []
@@ -200,7 +200,7 @@ def _longmemeval(src: Source, items: list[Any], meta_in: dict[str, Any]) -> QaRu
     return build_run(src, meta, questions)
 
 
-def _thuir(src: Source, items: list[Any], agg: dict[str, Any]) -> QaRun:
+def _thuir(src: Source, items: list[Any], agg: dict[str, Any]) -> ColumnRun:
     dataset: str = agg["dataset"] if isinstance(agg.get("dataset"), str) else src.stem
     benchmark = f"memorybench-{dataset.lower()}"
     questions: list[dict[str, Any]] = []
@@ -228,7 +228,7 @@ def _thuir(src: Source, items: list[Any], agg: dict[str, Any]) -> QaRun:
     return build_run(src, meta, questions)
 
 
-def _reliability(src: Source) -> QaRun:
+def _reliability(src: Source) -> ColumnRun:
     data = src.data
     meta_in = data.get("meta") if isinstance(data.get("meta"), dict) else {}
     alt_model = meta_in.get("model") if isinstance(meta_in.get("model"), str) else None
@@ -268,7 +268,7 @@ def _reliability(src: Source) -> QaRun:
     return build_run(src, meta, questions)
 
 
-def load(src: Source) -> list[QaRun]:
+def load(src: Source) -> list[ColumnRun]:
     """One run per file; raise :class:`UnjudgedError` for answer files without a single verdict."""
     data = src.data
     if _is_reliability(data):

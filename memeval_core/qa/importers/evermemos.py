@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from memeval_core.qa import locomo
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import (
     Source,
     UnjudgedError,
@@ -28,7 +29,7 @@ from memeval_core.qa.importers._common import (
     system_from_path,
     text,
 )
-from memeval_core.qa.models import QaRun, Verdict
+from memeval_core.qa.models import Verdict
 
 FORMAT = "evermemos"
 _QID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
@@ -45,7 +46,7 @@ def sniff(data: Any, path: str) -> bool:
     return False
 
 
-def load(src: Source) -> list[QaRun]:
+def load(src: Source) -> list[ColumnRun]:
     """One run; raise :class:`UnjudgedError` when no item carries a judgment."""
     data = src.data
     meta_in = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}

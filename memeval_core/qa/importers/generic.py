@@ -25,8 +25,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from memeval_core import tree
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import Source, binary_verdict, build_run, fail, graded_verdict
-from memeval_core.qa.models import QaRun, RunMeta
+from memeval_core.qa.models import RunMeta
 
 FORMAT = "generic"
 _SCALES = ("binary", "rubric-0-5", "unit")
@@ -139,7 +140,7 @@ def _unedited(value: Any, loc: list[int | str]) -> list[int | str] | None:
     return None
 
 
-def load(mapping: Source, data: Source) -> list[QaRun]:
+def load(mapping: Source, data: Source) -> list[ColumnRun]:
     """One run from the rows of ``data`` as described by ``mapping``."""
     spec = mapping.data
     left = _unedited(spec, [])

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from memeval_core.qa import locomo
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import (
     Source,
     binary_verdict_in,
@@ -31,7 +32,6 @@ from memeval_core.qa.importers._common import (
     system_from_path,
     text,
 )
-from memeval_core.qa.models import QaRun
 
 FORMAT = "mem0-eval"
 JUDGE = "llm_score"
@@ -75,7 +75,7 @@ def _conversations(src: Source) -> tuple[list[tuple[str | None, list[Any], list[
     return convs, {}
 
 
-def load(src: Source) -> list[QaRun]:
+def load(src: Source) -> list[ColumnRun]:
     """One run per file (per-conversation files become one run after :func:`ingest.merge_shards`)."""
     convs, summary = _conversations(src)
     judge_model = summary.get("judge_model") if isinstance(summary.get("judge_model"), str) else None

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from memeval_core.qa import locomo
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import (
     Source,
     binary_verdict,
@@ -27,7 +28,6 @@ from memeval_core.qa.importers._common import (
     opt,
     text,
 )
-from memeval_core.qa.models import QaRun
 
 FORMAT = "memorybench"
 JUDGE = "judge"
@@ -48,7 +48,7 @@ def sniff(data: Any, path: str) -> bool:
     return isinstance(data, dict) and _items_key(data) is not None
 
 
-def load(src: Source) -> list[QaRun]:
+def load(src: Source) -> list[ColumnRun]:
     """One run per report."""
     data = src.data
     key = _items_key(data)

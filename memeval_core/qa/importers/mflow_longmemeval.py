@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import (
     Source,
     UnjudgedError,
@@ -38,7 +39,6 @@ from memeval_core.qa.importers._common import (
     text,
 )
 from memeval_core.qa.importers.cognitive_memory import longmemeval_variant
-from memeval_core.qa.models import QaRun
 
 FORMAT = "mflow-longmemeval"
 EVOLVING_FORMAT = "mflow-evolving-events"
@@ -83,7 +83,7 @@ def sniff(data: Any, path: str) -> bool:
     return _lme_item(items[0])
 
 
-def _longmemeval(src: Source, items: list[Any], summary: dict[str, Any]) -> QaRun:
+def _longmemeval(src: Source, items: list[Any], summary: dict[str, Any]) -> ColumnRun:
     questions: list[dict[str, Any]] = []
     sessions: list[int] = []
     loc0: list[int | str] = ["results"] if summary else []
@@ -134,7 +134,7 @@ def _longmemeval(src: Source, items: list[Any], summary: dict[str, Any]) -> QaRu
     return build_run(src, meta, questions)
 
 
-def _evolving(src: Source, items: list[Any]) -> QaRun:
+def _evolving(src: Source, items: list[Any]) -> ColumnRun:
     questions: list[dict[str, Any]] = []
     for i, item in enumerate(items):
         where: list[int | str] = [i]
@@ -172,7 +172,7 @@ def _evolving(src: Source, items: list[Any]) -> QaRun:
     return build_run(src, meta, questions)
 
 
-def load(src: Source) -> list[QaRun]:
+def load(src: Source) -> list[ColumnRun]:
     """One run per file; raise :class:`UnjudgedError` for answer files without verdicts."""
     items = _items(src.data)
     if not items:

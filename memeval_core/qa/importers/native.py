@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import Source, check_unique_ids, fail
 from memeval_core.qa.models import QaRun
 
@@ -23,7 +24,7 @@ def sniff(data: Any, path: str) -> bool:
     return bool(data) and isinstance(data, list) and isinstance(data[0], dict) and "run" in data[0]
 
 
-def load(src: Source) -> list[QaRun]:
+def load(src: Source) -> list[ColumnRun]:
     """Validate the document; errors name the offending JSON path (JSONL: ``$[line - 1]``)."""
     data = src.data
     jsonl = isinstance(data, list)
@@ -39,6 +40,6 @@ def load(src: Source) -> list[QaRun]:
             loc = [0, *loc]
         fail(src, loc, f"{err['msg']}", "see docs/QA_RUN_FORMAT.md and docs/qa-run.schema.json")
     # JSON Lines: the first question is the file's second record.
-    check_unique_ids(src, run, (), 1) if jsonl else check_unique_ids(src, run)
-    meta = run.run.model_copy(update={"source_file": src.rel, "source_sha256": src.sha256})
-    return [run.model_copy(update={"run": meta})]
+    ids = [q.question_id for q in run.questions]
+    check_unique_ids(src, ids, (), 1) if jsonl else check_unique_ids(src, ids)
+    return [ColumnRun.of(run).with_meta(source_file=src.rel, source_sha256=src.sha256)]

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from memeval_core.qa import locomo
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import (
     Source,
     binary_verdict,
@@ -28,7 +29,6 @@ from memeval_core.qa.importers._common import (
     system_from_path,
     text,
 )
-from memeval_core.qa.models import QaRun
 
 FORMAT = "zep"
 JUDGE = "grade"
@@ -79,7 +79,7 @@ def matches(grades: Source, responses: Source) -> bool:
     return True
 
 
-def load(grades: Source, responses: Source | None = None) -> list[QaRun]:
+def load(grades: Source, responses: Source | None = None) -> list[ColumnRun]:
     """One run from a grades file, with latency from its responses file when given."""
     if responses is not None and not matches(grades, responses):
         fail(responses, [], f"does not match the grades file {grades.rel} (different users, questions or answers)")
