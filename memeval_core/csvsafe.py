@@ -8,12 +8,15 @@ text ``"-2+3"`` is not). Column names are treated like cells: pivots make provid
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas only for the annotation: the CLI's CSV and JSON output needs no pandas
+    import pandas as pd
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """What a spreadsheet may read as the start of a formula."""
+NUMERIC_KINDS = "biufcm"
+"""NumPy dtype kinds (bool, integers, floats, complex, timedelta) whose cells are never text."""
 
 
 def cell(value: Any) -> Any:
@@ -33,6 +36,6 @@ def frame(df: pd.DataFrame) -> pd.DataFrame:
     out = df.copy()
     out.columns = [cell(c) for c in out.columns]
     for i, dtype in enumerate(out.dtypes):
-        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
+        if dtype.kind not in NUMERIC_KINDS:
             out.isetitem(i, [cell(v) for v in out.iloc[:, i]])
     return out

@@ -11,6 +11,7 @@ already a mean over judges) and ``accuracy_std/min/max`` show the spread.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -161,10 +162,11 @@ def rows(runs: Sequence[QaRunHeader], benchmark: str | None = None) -> list[dict
     for x in out:
         by_group.setdefault(x["rank_group"], []).append(x)
     for members in by_group.values():
+        # Rank = 1 + members with a strictly higher accuracy (ties share a rank): counted in a sorted list.
+        ranked = sorted(m["accuracy"] for m in members if m["accuracy"] is not None)
         for x in members:
             if x["accuracy"] is not None:
-                better = [m for m in members if m["accuracy"] is not None and m["accuracy"] > x["accuracy"]]
-                x["rank"] = 1 + len(better)
+                x["rank"] = 1 + len(ranked) - bisect.bisect_right(ranked, x["accuracy"])
     return sorted(
         out,
         key=lambda r: (r["rank_group"], not r["publishable"], -(r["accuracy"] or 0.0), r["display_name"]),
