@@ -17,6 +17,7 @@ from memeval_core.pmb.assertions import (
     prepare_case,
 )
 from memeval_core.pmb.case_table import CaseTable, StringPool
+from memeval_core.pmb.entries import columns_of_report
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import iter_json_files, load_fixture, read_json, sniff
 from memeval_core.pmb.models import BeliefsExpect, SessionReport, SingleTurnReport
@@ -84,9 +85,10 @@ def test_rows_are_the_rescored_cases() -> None:
     fixture = _fixture()
     for report in _reports():
         if isinstance(report, SessionReport):
-            rows, cases = session_rows(report, fixture), rescore_session(report, fixture)
+            rows, cases = session_rows(columns_of_report(report).entries, fixture), rescore_session(report, fixture)
         else:
-            rows, cases = single_turn_rows(report, fixture), rescore_single_turn(report, fixture)
+            rows = single_turn_rows(columns_of_report(report).entries, fixture)
+            cases = rescore_single_turn(report, fixture)
         assert len(rows) == len(cases) > 0
         # Every field, by name: a row in the wrong order would put a value under another field.
         assert [dict(zip(FIELD_NAMES, row, strict=True)) for row in rows] == [vars(c) for c in cases]

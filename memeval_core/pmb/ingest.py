@@ -18,7 +18,6 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from itertools import count, repeat
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,16 +27,9 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from memeval_core import settings, tree
 from memeval_core.errors import IngestError, json_path
 from memeval_core.pmb.case_table import CaseTable, StringPool
+from memeval_core.pmb.entries import ReportColumns, columns_of_report, report_columns
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
-from memeval_core.pmb.models import (
-    Belief,
-    RetrievalCase,
-    SessionCase,
-    SessionEntry,
-    SessionReport,
-    SingleTurnEntry,
-    SingleTurnReport,
-)
+from memeval_core.pmb.models import Belief, RetrievalCase, SessionCase, SessionReport, SingleTurnReport
 from memeval_core.pmb.rescore import aggregate_columns, columns, session_rows, single_turn_rows
 from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity, assign_display_names, provenance_pairs
 from memeval_core.pmb.verify import verify_columns, verify_ingestion, verify_summary
@@ -235,32 +227,23 @@ def find_fixture_dir(root: Path) -> Path | None:
     return candidates[0] if candidates else None
 
 
-_CASE_AND_TURN = itemgetter("case_id", "turn_index")
-_CASE_ID = itemgetter("case_id")
-
-
-def _entry_index(
-    rel: str, report: SingleTurnReport | SessionReport, fixture: PmbFixture
-) -> dict[tuple[str, int | None], int]:
+def _entry_index(rel: str, report: ReportColumns, fixture: PmbFixture) -> dict[tuple[str, int | None], int]:
     """Position of each entry by (case id, turn index or None); raise :class:`IngestError` for the first entry
     (in file order) whose case the fixture lacks or that repeats an earlier one."""
-    # Field values straight from the models' __dict__ (pydantic keeps them there; attribute reads are slower).
-    fields = list(map(vars, report.cases))
+    ids: list[str] = report.entries["case_id"]
     keys: list[tuple[str, int | None]]
-    if isinstance(report, SessionReport):
-        keys = list(map(_CASE_AND_TURN, fields))
+    if report.session:
+        keys = list(zip(ids, report.entries["turn_index"], strict=True))
         known = fixture.turn_by_key.keys() >= set(keys)
     else:
-        ids = list(map(_CASE_ID, fields))
         keys = list(zip(ids, repeat(None)))
         known = fixture.case_by_id.keys() >= set(ids)
     index = dict(zip(keys, count()))
     if known and len(index) == len(keys):
         return index
     index = {}
-    entries: list[SingleTurnEntry | SessionEntry] = list(report.cases)
-    for i, (e, key) in enumerate(zip(entries, keys, strict=True)):
-        if isinstance(e, SessionEntry):
+    for i, key in enumerate(keys):
+        if report.session:
             where, found = SESSION_CASES_FILE, key in fixture.turn_by_key
         else:
             where, found = CASES_FILE, key[0] in fixture.case_by_id
@@ -296,7 +279,7 @@ OVERSIZE_FACTOR = 10
 entry beyond the fixture's repeats or is unknown, and validating a million bad entries costs gigabytes."""
 
 
-def _validated(raw: RawFile, kind: Kind, fixture: PmbFixture) -> SingleTurnReport | SessionReport:
+def _validated(raw: RawFile, kind: Kind, fixture: PmbFixture) -> ReportColumns:
     session = kind == "session-report"
     expected = len(fixture.turn_by_key) if session else len(fixture.cases)
     listed = len(raw.data["cases"])
@@ -308,33 +291,35 @@ def _validated(raw: RawFile, kind: Kind, fixture: PmbFixture) -> SingleTurnRepor
             f"{'session turns' if session else 'cases'}, so most of them repeat or are unknown",
             "check that the report and the fixture come from the same benchmark",
         )
+    columns = report_columns(raw.data, session)
+    if columns is not None:
+        return columns
+    # Something does not validate as columns: the report model says what (or, should it accept the data,
+    # gives the same columns).
     report: SingleTurnReport | SessionReport = _validate(
         SessionReport if session else SingleTurnReport, raw, "session report" if session else "single-turn report"
     )
-    return report
+    return columns_of_report(report)
 
 
-def _scored(
-    rel: str, sha256: str, report: SingleTurnReport | SessionReport, fixture: PmbFixture, pool: StringPool | None
-) -> PmbRun:
+def _scored(rel: str, sha256: str, report: ReportColumns, fixture: PmbFixture, pool: StringPool | None) -> PmbRun:
     """:func:`build_run` of a validated report (``rel``, ``sha256``: its file's)."""
-    session = isinstance(report, SessionReport)
+    session = report.session
     keys = _entry_index(rel, report, fixture)
-    cols = columns(
-        session_rows(report, fixture) if isinstance(report, SessionReport) else single_turn_rows(report, fixture)
-    )
+    cols = columns(session_rows(report.entries, fixture) if session else single_turn_rows(report.entries, fixture))
+    header = report.header
     derived = aggregate_columns(cols, stated_categories=True)
-    mismatches = verify_summary(report.retrieval, derived, session)
-    if report.ingestion is not None:
-        mismatches += verify_ingestion(report.ingestion)
+    mismatches = verify_summary(header.retrieval, derived, session)
+    if header.ingestion is not None:
+        mismatches += verify_ingestion(header.ingestion)
     mismatches += verify_columns(cols, keys)
     stem = rel.rsplit("/", 1)[-1].removesuffix(".json")
     benchmark: Benchmark = "pmb-session" if session else "pmb-single-turn"
     return PmbRun(
         identity=RunIdentity(
             run_id=f"{stem}-{sha256[:10]}",
-            display_name=report.provider,
-            provider=report.provider,
+            display_name=header.provider,
+            provider=header.provider,
             benchmark=benchmark,
             source=rel,
             sha256=sha256,
@@ -342,13 +327,13 @@ def _scored(
         table=CaseTable.from_columns(cols, pool),
         # Every entry states the fixture's category (or none) in current reports: the grouping is the same.
         aggregate=derived if cols["stated_category"] == cols["category"] else aggregate_columns(cols),
-        stated=report.retrieval,
-        ingestion=report.ingestion,
+        stated=header.retrieval,
+        ingestion=header.ingestion,
         mismatches=tuple(mismatches),
         extra_fields=tuple(
-            sorted((report.model_extra or {}).keys() | ({"provenance"} if report.provenance else set()))
+            sorted((header.model_extra or {}).keys() | ({"provenance"} if header.provenance else set()))
         ),
-        provenance=provenance_pairs(report.provenance),
+        provenance=provenance_pairs(header.provenance),
     )
 
 

@@ -351,6 +351,10 @@ class _ReportBase(PmbModel):
     """Run provenance (git commit, versions) in newer reports."""
 
 
+class ReportHeader(_ReportBase):
+    """A report's top-level fields without its entries (a load validates those as columns)."""
+
+
 class SingleTurnReport(_ReportBase):
     """A ``retrieval-report-*.json``."""
 

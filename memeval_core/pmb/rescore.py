@@ -15,11 +15,12 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from memeval_core.latency import LatencySummary, summarize
-from memeval_core.pmb.assertions import check_fields
+from memeval_core.pmb.assertions import check_case, check_fields, unique
+from memeval_core.pmb.entries import Columns
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.models import SessionReport, SingleTurnReport
 from memeval_core.pmb.pass_types import PASS_TYPES, PassType, classify_pass
-from memeval_core.pmb.session import check_prepared_turn
+from memeval_core.pmb.session import check_prepared_turn, check_turn
 
 
 @dataclass(frozen=True)
@@ -92,60 +93,31 @@ FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(ScoredCase))
 _ALL_FIELDS = attrgetter(*FIELD_NAMES)
 
 
-_ENTRY_FIELDS = itemgetter(
-    "case_id",
-    "category",
-    "pinned_beliefs",
-    "relevant_beliefs",
-    "retrieved_questions",
-    "failures",
-    "retrieval_latency_ms",
-    "passed",
-    "retrieval_precision",
-    "retrieval_recall",
-)
-_TURN_KEY = itemgetter("case_id", "turn_index")
-_TURN_FIELDS = itemgetter(
-    "case_id",
-    "turn_index",
-    "category",
-    "retrieved_belief_ids",
-    "pinned_belief_ids",
-    "retrieved_questions",
-    "noise_belief_ids",
-    "drift_score",
-    "passed",
-    "failures",
-    "retrieval_latency_ms",
-    "retrieval_precision",
-    "retrieval_recall",
-)
-
-
-def single_turn_rows(report: SingleTurnReport, fixture: PmbFixture) -> list[ScoredRow]:
-    """:func:`rescore_single_turn` as rows: a load packs them into columns without a :class:`ScoredCase` each."""
+def single_turn_rows(entries: Columns, fixture: PmbFixture) -> list[ScoredRow]:
+    """:func:`rescore_single_turn` of a report's entries given as columns (see :mod:`~memeval_core.pmb.entries`),
+    as rows: a load packs them into columns without a :class:`ScoredCase` each."""
     out: list[ScoredRow] = []
     prepared = fixture.prepared_cases
-    # Pydantic models answer attribute reads through a __getattr__ hook; one C-level pick of every field
-    # from the model's __dict__ (where pydantic keeps them) costs less than two such reads.
-    for (
-        case_id,
-        stated_category,
-        pinned,
-        returned,
-        questions,
-        stated_failures,
-        latency,
-        stated_passed,
-        stated_precision,
-        stated_recall,
-    ) in map(_ENTRY_FIELDS, map(vars, report.cases)):
+    for case_id, stated_category, pinned, returned, questions, stated_failures, latency, *stated in zip(
+        entries["case_id"],
+        entries["category"],
+        entries["pinned_beliefs"],
+        entries["relevant_beliefs"],
+        entries["retrieved_questions"],
+        entries["failures"],
+        entries["retrieval_latency_ms"],
+        entries["passed"],
+        entries["retrieval_precision"],
+        entries["retrieval_recall"],
+        strict=True,
+    ):
         case = prepared[case_id]
         category = case.category
         relevant, failures, persona, precision, recall, coverage = check_fields(
             case, pinned, returned, questions, stated_failures
         )
         passed = not failures and not persona  # as CaseCheck.passed has it
+        stated_passed, stated_precision, stated_recall = stated
         out.append(
             (
                 case_id,  # case_id
@@ -179,12 +151,32 @@ def single_turn_rows(report: SingleTurnReport, fixture: PmbFixture) -> list[Scor
     return out
 
 
-def session_rows(report: SessionReport, fixture: PmbFixture) -> list[ScoredRow]:
-    """:func:`rescore_session` as rows (see :func:`single_turn_rows`)."""
+def turn_order(entries: Columns) -> list[int]:
+    """Positions of a session report's entries in (case id, turn index) order."""
+    keys = list(zip(entries["case_id"], entries["turn_index"], strict=True))
+    return sorted(range(len(keys)), key=keys.__getitem__)
+
+
+def session_rows(entries: Columns, fixture: PmbFixture) -> list[ScoredRow]:
+    """:func:`rescore_session` of a report's entries given as columns, as rows, in (case, turn index) order."""
     out: list[ScoredRow] = []
     prepared = fixture.prepared_turns
-    # Field values straight from the models' __dict__ (see single_turn_rows), in (case, turn index) order.
-    entries = sorted(map(vars, report.cases), key=_TURN_KEY)
+    order = turn_order(entries)
+    names = (
+        "case_id",
+        "turn_index",
+        "category",
+        "retrieved_belief_ids",
+        "pinned_belief_ids",
+        "retrieved_questions",
+        "noise_belief_ids",
+        "drift_score",
+        "passed",
+        "failures",
+        "retrieval_latency_ms",
+        "retrieval_precision",
+        "retrieval_recall",
+    )
     for (
         case_id,
         turn_index,
@@ -199,7 +191,7 @@ def session_rows(report: SessionReport, fixture: PmbFixture) -> list[ScoredRow]:
         latency,
         stated_precision,
         stated_recall,
-    ) in map(_TURN_FIELDS, entries):
+    ) in zip(*picked(order, *(entries[name] for name in names)), strict=True):
         turn = prepared[(case_id, turn_index)]
         chk = check_prepared_turn(turn, returned, pinned, questions, stated_failures)
         out.append(
@@ -236,13 +228,87 @@ def session_rows(report: SessionReport, fixture: PmbFixture) -> list[ScoredRow]:
 
 
 def rescore_single_turn(report: SingleTurnReport, fixture: PmbFixture) -> tuple[ScoredCase, ...]:
-    """Re-derive every case of a single-turn report (case ids must exist in the fixture)."""
-    return tuple(ScoredCase(*row) for row in single_turn_rows(report, fixture))
+    """Re-derive every case of a single-turn report (case ids must exist in the fixture), case by case.
+
+    The readable form of what a load does over columns (:func:`single_turn_rows`); tests hold one to the other.
+    """
+    out: list[ScoredCase] = []
+    for e in report.cases:
+        case = fixture.case_by_id[e.case_id]
+        chk = check_case(
+            case, e.pinned_beliefs, e.relevant_beliefs, e.retrieved_questions, e.failures, fixture.pinned_in_seed
+        )
+        out.append(
+            ScoredCase(
+                case_id=e.case_id,
+                turn_index=None,
+                label="",
+                category=case.category,
+                stated_category=e.category or case.category,
+                description=case.description,
+                pinned=tuple(e.pinned_beliefs),
+                relevant=tuple(unique(e.relevant_beliefs)),
+                questions=tuple(e.retrieved_questions),
+                passed=chk.passed,
+                pass_type=classify_pass(chk.passed, chk.precision, case.category),
+                precision=chk.precision,
+                recall=chk.recall,
+                pinned_coverage=chk.pinned_coverage,
+                drift=None,
+                noise_ids=(),
+                returned_nothing=not e.relevant_beliefs,
+                failures=chk.failures + chk.persona_failures,
+                taken_from_report=chk.persona_failures,
+                latency_ms=e.retrieval_latency_ms,
+                stated_passed=e.passed,
+                stated_precision=e.retrieval_precision,
+                stated_recall=e.retrieval_recall,
+                stated_failures=tuple(e.failures),
+                stated_drift=None,
+                stated_noise_ids=(),
+            )
+        )
+    return tuple(out)
 
 
 def rescore_session(report: SessionReport, fixture: PmbFixture) -> tuple[ScoredCase, ...]:
-    """Re-derive every turn of a session report, in (case, turn index) order."""
-    return tuple(ScoredCase(*row) for row in session_rows(report, fixture))
+    """Re-derive every turn of a session report, in (case, turn index) order, turn by turn (see
+    :func:`rescore_single_turn`)."""
+    out: list[ScoredCase] = []
+    for e in sorted(report.cases, key=lambda e: (e.case_id, e.turn_index)):
+        turn = fixture.turn_by_key[(e.case_id, e.turn_index)]
+        chk = check_turn(turn, e.retrieved_belief_ids, e.pinned_belief_ids, e.retrieved_questions, e.failures)
+        out.append(
+            ScoredCase(
+                case_id=e.case_id,
+                turn_index=e.turn_index,
+                label=turn.label,
+                category=e.category,
+                stated_category=e.category,
+                description=turn.user_message,
+                pinned=tuple(e.pinned_belief_ids),
+                relevant=tuple(unique(e.retrieved_belief_ids)),
+                questions=None if e.retrieved_questions is None else tuple(e.retrieved_questions),
+                passed=chk.passed,
+                pass_type=classify_pass(chk.passed, chk.precision, e.category),
+                precision=chk.precision,
+                recall=chk.recall,
+                pinned_coverage=None,
+                drift=chk.drift,
+                noise_ids=chk.noise_ids,
+                returned_nothing=chk.returned_nothing,
+                failures=chk.failures + chk.report_failures,
+                taken_from_report=chk.report_failures,
+                latency_ms=e.retrieval_latency_ms,
+                stated_passed=e.passed,
+                stated_precision=e.retrieval_precision,
+                stated_recall=e.retrieval_recall,
+                stated_failures=tuple(e.failures),
+                stated_drift=e.drift_score,
+                stated_noise_ids=tuple(e.noise_belief_ids),
+            )
+        )
+    return tuple(out)
 
 
 def columns(rows: Sequence[ScoredRow]) -> ScoredColumns:
