@@ -21,10 +21,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-import openai
+if TYPE_CHECKING:
+    # Imported where a judge is built and called: the SDK costs about 50 MB and a second at start-up, which
+    # every other command (leaderboard, verify, the app) would otherwise pay.
+    import openai
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SEED = 20260627
@@ -139,6 +142,8 @@ class OpenAIJudge:
         self.model = model
         self.base_url = public_url(base_url)
         self._secrets = [api_key, *(s for s in (urlsplit(base_url).password,) if s)]
+        import openai  # see the TYPE_CHECKING import above
+
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
@@ -187,6 +192,8 @@ class OpenAIJudge:
     def _once(self, text: str, max_tokens: int, response_format: str | None) -> Completion:
         # Nothing is raised inside an ``except`` block: the openai exception (its request carries the key in
         # a header) must not even be the implicit ``__context__`` of what memeval raises.
+        import openai  # loaded by __init__; see the TYPE_CHECKING import above
+
         failure: Exception | None = None
         status: tuple[int, str, float | None] | None = None
         try:
