@@ -17,7 +17,7 @@ from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import read_source
 from memeval_core.qa.locomo import find_locomo
 from memeval_core.qa.shapes import mapping_skeleton
-from memeval_core.results import QaHeaders, load_headers, load_pmb_headers, load_qa_headers
+from memeval_core.results import QaHeaders, load_headers, load_pmb_headers
 from memeval_core.settings import DEFAULT_RESULTS, MB, RESULTS_ENV, datasets_dir, fixtures_dir, limits, results_dir
 from memeval_core.store import Validator, add_files
 from memeval_core.sync import (
@@ -74,9 +74,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     root = _root(args)
     qa: QaHeaders | None = None
     # Header-only: rows need no case or question, so a warm start reads the runs tables alone.
-    load = load_pmb_headers(root, fixtures_dir(args.fixtures))
     if args.kind in ("all", "qa"):
-        qa = load_qa_headers(root, datasets)
+        load, qa = load_headers(root, root, fixtures_dir(args.fixtures), datasets)
+    else:
+        load = load_pmb_headers(root, fixtures_dir(args.fixtures))
     missed = _print_not_loaded(load, qa)
     pmb_rows = leaderboard.table_rows(load.table) if args.kind in ("all", "pmb") else []
     qa_rows = qa_leaderboard.rows(qa.runs) if qa is not None else []

@@ -13,13 +13,12 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from memeval_core import csvsafe
 from memeval_core.pmb.pass_types import PASS_TYPES
 from memeval_core.pmb.run import Benchmark, PmbRun
 from memeval_core.pmb.runs_table import runs_table
-from memeval_core.rounding import ms_column, ratio_column
+from memeval_core.rounding import ms, ratio
 
 COLUMNS: tuple[str, ...] = (
     "run_id",
@@ -81,24 +80,42 @@ def sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def _row(r: dict[str, Any]) -> dict[str, Any]:
+    """The leaderboard row of one runs-table row (its columns as Python values)."""
+    return {
+        "run_id": r["run_id"],
+        "display_name": r["display_name"],
+        "provider": r["provider"],
+        "benchmark": r["benchmark"],
+        "cases": r["cases"],
+        "passed": r["passed"],
+        "pass_types": {name: r[name] for name in PASS_TYPES},
+        "mean_precision": ratio(r["mean_precision"]),
+        "mean_recall": ratio(r["mean_recall"]),
+        "mean_drift": ratio(r["mean_drift"]) if r["benchmark"] == "pmb-session" else None,
+        "latency_mean_ms": ms(r["latency_mean_ms"]),
+        "latency_p50_ms": ms(r["latency_p50_ms"]),
+        "latency_p95_ms": ms(r["latency_p95_ms"]),
+        "ingestion_total_ms": ms(r["ingestion_total_ms"]),
+        "verified": not r["mismatches"],
+        "mismatches": r["mismatches"],
+    }
+
+
+_ROW_INPUTS = (
+    "run_id", "display_name", "provider", "benchmark", "cases", "passed", *PASS_TYPES, "mean_precision",
+    "mean_recall", "mean_drift", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "ingestion_total_ms",
+    "mismatches",
+)  # fmt: skip
+"""The runs-table columns a leaderboard row reads (not the categories or provenance)."""
+
+
 def table_rows(table: pa.Table, benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
     """Leaderboard rows of a runs table (:mod:`memeval_core.pmb.runs_table`), best first, optionally for one
-    benchmark: every number rounded column by column."""
+    benchmark. Only the columns a row shows are converted to Python values."""
+    out = [_row(r) for r in table.select(_ROW_INPUTS).to_pylist()]
     if benchmark is not None:
-        table = table.filter(pc.equal(table["benchmark"], benchmark))
-    session = pc.equal(table["benchmark"], "pmb-session")
-    columns: dict[str, Any] = {name: table[name] for name in ("run_id", "display_name", "provider", "benchmark")}
-    columns |= {"cases": table["cases"], "passed": table["passed"], "pass_types": None}
-    columns |= {name: ratio_column(table[name]) for name in ("mean_precision", "mean_recall")}
-    columns["mean_drift"] = pc.if_else(session, ratio_column(table["mean_drift"]), None)
-    for name in ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "ingestion_total_ms"):
-        columns[name] = ms_column(table[name])
-    columns["verified"] = pc.equal(pc.list_value_length(table["mismatches"]), 0)
-    columns["mismatches"] = table["mismatches"]
-    values = {name: [] if col is None else col.to_pylist() for name, col in columns.items()}
-    counts = zip(*(table[name].to_pylist() for name in PASS_TYPES), strict=True)
-    values["pass_types"] = [dict(zip(PASS_TYPES, c, strict=True)) for c in counts]
-    out = [dict(zip(COLUMNS, row, strict=True)) for row in zip(*(values[c] for c in COLUMNS), strict=True)]
+        out = [r for r in out if r["benchmark"] == benchmark]
     return sorted(out, key=lambda r: (r["benchmark"] != "pmb-single-turn", *sort_key(r)))
 
 

@@ -79,15 +79,39 @@ def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -
         h.update(f"refused\0{refusal.rel}\0{refusal.reason}\0".encode())
 
 
-def input_fingerprint(kind: str, *dirs: Path | None, now_ns: int | None = None) -> str | None:
-    """The cache key of loading ``dirs`` as ``kind`` (see the module docstring); None when a file is too fresh."""
+FolderDigests = dict[tuple[str, str], tuple[str, int]]
+"""Folders hashed during one load, by (folder, suffix): (digest, newest mtime). The PMB and QA loads of one
+results folder share it, so the folder is walked once."""
+
+
+def _folder_digest(root: Path | None, suffix: str, done: FolderDigests) -> tuple[str, int]:
+    """(digest of :func:`_hash_tree` of ``root``, newest mtime), from ``done`` when this load already hashed it."""
+    key = (str(root), suffix)
+    if key not in done:
+        h = hashlib.sha256()
+        newest = [0]
+        _hash_tree(h, root, newest, suffix)
+        done[key] = (h.hexdigest(), newest[0])
+    return done[key]
+
+
+def input_fingerprint(
+    kind: str, *dirs: Path | None, now_ns: int | None = None, digests: FolderDigests | None = None
+) -> str | None:
+    """The cache key of loading ``dirs`` as ``kind`` (see the module docstring); None when a file is too fresh.
+
+    ``digests``: folders already hashed by this load (filled in here), so two loads of one folder walk it once.
+    """
+    done: FolderDigests = {} if digests is None else digests
     h = hashlib.sha256(f"memeval-cache\0{CACHE_FORMAT}\0{kind}\0{SCORING_VERSION}\0".encode())
-    newest = [0]
-    _hash_tree(h, _CODE_ROOT, [0], ".py")
+    h.update(_folder_digest(_CODE_ROOT, ".py", done)[0].encode())
+    newest = 0
     for d in dirs:
-        _hash_tree(h, d, newest)
+        digest, latest = _folder_digest(d, "", done)
+        h.update(digest.encode())
+        newest = max(newest, latest)
     now = time.time_ns() if now_ns is None else now_ns
-    if newest[0] > now - RACY_WINDOW_NS:
+    if newest > now - RACY_WINDOW_NS:
         return None
     return h.hexdigest()
 
@@ -156,13 +180,17 @@ class _Slot:
 
 
 def _slot(
-    kind: str, results: Path, extra_dirs: tuple[Path | None, ...], cache_dir: Path | DefaultCache | None
+    kind: str,
+    results: Path,
+    extra_dirs: tuple[Path | None, ...],
+    cache_dir: Path | DefaultCache | None,
+    digests: FolderDigests | None = None,
 ) -> _Slot | None:
     """The cache slot of this load, or None when there is no cache or a file is too fresh to key."""
     cache = default_cache_dir() if cache_dir == "default" else cache_dir
     if cache is None:
         return None
-    key = input_fingerprint(kind, results, *extra_dirs)
+    key = input_fingerprint(kind, results, *extra_dirs, digests=digests)
     if key is None:
         return None
     prefix = _entry_prefix(kind, results)
@@ -178,9 +206,10 @@ def _through_cache(
     cache_dir: Path | DefaultCache | None,
     read: Callable[[Path], V],
     of: Callable[[T], V],
+    digests: FolderDigests | None,
 ) -> V:
     """``of(cold())``, or ``read`` of the cache entry when the inputs and the scoring code are unchanged."""
-    slot = _slot(kind, results, extra_dirs, cache_dir)
+    slot = _slot(kind, results, extra_dirs, cache_dir, digests)
     if slot is None:
         return of(cold())
     value = _read_entry(slot.entry, read)
@@ -198,9 +227,10 @@ def cached_load(
     cold: Callable[[], T],
     fmt: Format[T, Any],
     cache_dir: Path | DefaultCache | None = "default",
+    digests: FolderDigests | None = None,
 ) -> T:
     """``cold()``, or its cached result when the inputs and the scoring code are unchanged since it was cached."""
-    return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read, lambda value: value)
+    return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read, lambda value: value, digests)
 
 
 def cached_headers(
@@ -210,9 +240,10 @@ def cached_headers(
     cold: Callable[[], T],
     fmt: Format[T, H],
     cache_dir: Path | DefaultCache | None = "default",
+    digests: FolderDigests | None = None,
 ) -> H:
     """The headers of :func:`cached_load`'s value: from the cache entry's runs table alone when it is warm."""
-    return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read_headers, fmt.headers_of)
+    return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read_headers, fmt.headers_of, digests)
 
 
 # ------------------------------------------------------------------ the two formats
@@ -314,7 +345,11 @@ QA_FORMAT: Format[QaLoad, QaHeaders] = Format(
 
 
 def load_pmb_results(
-    results: Path, fixtures: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
+    results: Path,
+    fixtures: Path | None = None,
+    *,
+    cache_dir: Path | DefaultCache | None = "default",
+    digests: FolderDigests | None = None,
 ) -> PmbLoad:
     """PMB runs of a results directory: from its snapshot if it has one, else from the raw reports (cached).
 
@@ -322,18 +357,24 @@ def load_pmb_results(
     """
     if fixtures is None and has_snapshot(results):
         return read_snapshot(results)
-    return cached_load("pmb", results, (fixtures,), lambda: load_pmb(results, fixtures), PMB_FORMAT, cache_dir)
+    cold = partial(load_pmb, results, fixtures)
+    return cached_load("pmb", results, (fixtures,), cold, PMB_FORMAT, cache_dir, digests)
 
 
 def load_qa_results(
-    results: Path, datasets: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
+    results: Path,
+    datasets: Path | None = None,
+    *,
+    cache_dir: Path | DefaultCache | None = "default",
+    digests: FolderDigests | None = None,
 ) -> QaLoad:
     """QA runs of a results directory: from its QA snapshot if it has one (see :mod:`memeval_core.qa.snapshot`),
     else imported and scored from the raw files (see :func:`memeval_core.qa.ingest.load_qa`), cached like PMB loads.
     """
     if datasets is None and has_qa_snapshot(results):
         return read_qa_snapshot(results)
-    return cached_load("qa", results, (datasets,), lambda: load_qa(results, datasets), QA_FORMAT, cache_dir)
+    cold = partial(load_qa, results, datasets)
+    return cached_load("qa", results, (datasets,), cold, QA_FORMAT, cache_dir, digests)
 
 
 def load_all_results(
@@ -344,29 +385,39 @@ def load_all_results(
     *,
     cache_dir: Path | DefaultCache | None = "default",
 ) -> tuple[PmbLoad, QaLoad]:
-    """``(load_pmb_results(pmb_results, fixtures), load_qa_results(qa_results, datasets))``, each cached."""
-    pmb = load_pmb_results(pmb_results, fixtures, cache_dir=cache_dir)
-    return pmb, load_qa_results(qa_results, datasets, cache_dir=cache_dir)
+    """``(load_pmb_results(pmb_results, fixtures), load_qa_results(qa_results, datasets))``, each cached (the
+    folders hashed once for both keys)."""
+    digests: FolderDigests = {}
+    pmb = load_pmb_results(pmb_results, fixtures, cache_dir=cache_dir, digests=digests)
+    return pmb, load_qa_results(qa_results, datasets, cache_dir=cache_dir, digests=digests)
 
 
 def load_pmb_headers(
-    results: Path, fixtures: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
+    results: Path,
+    fixtures: Path | None = None,
+    *,
+    cache_dir: Path | DefaultCache | None = "default",
+    digests: FolderDigests | None = None,
 ) -> PmbHeaders:
     """:func:`load_pmb_results` without cases: from a snapshot or a warm cache entry only the runs table is read."""
     if fixtures is None and has_snapshot(results):
         return PmbHeaders(read_runs_table(results), (), ())
     cold = partial(load_pmb, results, fixtures)
-    return cached_headers("pmb", results, (fixtures,), cold, PMB_FORMAT, cache_dir)
+    return cached_headers("pmb", results, (fixtures,), cold, PMB_FORMAT, cache_dir, digests)
 
 
 def load_qa_headers(
-    results: Path, datasets: Path | None = None, *, cache_dir: Path | DefaultCache | None = "default"
+    results: Path,
+    datasets: Path | None = None,
+    *,
+    cache_dir: Path | DefaultCache | None = "default",
+    digests: FolderDigests | None = None,
 ) -> QaHeaders:
     """:func:`load_qa_results` without questions: from a snapshot or a warm cache entry only the run lines are read."""
     if datasets is None and has_qa_snapshot(results):
         return QaHeaders(read_qa_headers(results), (), ())
     cold = partial(load_qa, results, datasets)
-    return cached_headers("qa", results, (datasets,), cold, QA_FORMAT, cache_dir)
+    return cached_headers("qa", results, (datasets,), cold, QA_FORMAT, cache_dir, digests)
 
 
 def load_headers(
@@ -382,5 +433,6 @@ def load_headers(
     From a snapshot or a warm cache entry the time and memory do not grow with the cases and questions;
     a cold load scores everything (and caches it).
     """
-    pmb = load_pmb_headers(pmb_results, fixtures, cache_dir=cache_dir)
-    return pmb, load_qa_headers(qa_results, datasets, cache_dir=cache_dir)
+    digests: FolderDigests = {}
+    pmb = load_pmb_headers(pmb_results, fixtures, cache_dir=cache_dir, digests=digests)
+    return pmb, load_qa_headers(qa_results, datasets, cache_dir=cache_dir, digests=digests)

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import math
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 RATIO_DECIMALS = 4
 MS_DECIMALS = 2
 
@@ -30,19 +27,3 @@ def ratio(value: float | None) -> float | None:
 def ms(value: float | None) -> float | None:
     """Round a duration in milliseconds to 2 decimals; None stays None."""
     return None if value is None else js_round(value, MS_DECIMALS)
-
-
-def js_round_column(values: pa.Array | pa.ChunkedArray, decimals: int) -> pa.Array | pa.ChunkedArray:
-    """:func:`js_round` of every value of a column (nulls stay null): the same IEEE operations in order."""
-    scale = 10.0**decimals
-    return pc.divide(pc.floor(pc.add(pc.multiply(values, scale), 0.5)), scale)
-
-
-def ratio_column(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """:func:`ratio` of every value of a column."""
-    return js_round_column(values, RATIO_DECIMALS)
-
-
-def ms_column(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """:func:`ms` of every value of a column."""
-    return js_round_column(values, MS_DECIMALS)

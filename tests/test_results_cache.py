@@ -298,3 +298,19 @@ def test_header_only_load_gives_the_full_loads_leaderboard(tmp_path: Path) -> No
     assert (leaderboard.table_rows(pmb_s.table), qa_leaderboard.rows(qa_s.runs)) == want
     (snap / "pmb-runs.parquet").unlink()  # a snapshot from before the runs table: read whole
     assert leaderboard.table_rows(load_headers(snap, snap, cache_dir=None)[0].table) == want[0]
+
+
+def test_the_pmb_and_qa_keys_of_one_folder_walk_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _copy_pmb(tmp_path)
+    walked: list[Path] = []
+    real_walk = results.tree.walk
+
+    def counting_walk(root: Path, *args: Any, **kwargs: Any) -> Any:
+        walked.append(root)
+        return real_walk(root, *args, **kwargs)
+
+    monkeypatch.setattr(results.tree, "walk", counting_walk)
+    load_headers(data, data, cache_dir=tmp_path / "cache")  # cold: the loaders walk it too
+    walked.clear()
+    load_headers(data, data, cache_dir=tmp_path / "cache")  # warm: only the two keys need it
+    assert walked.count(data) == 1
