@@ -69,6 +69,17 @@ def _nothing_loaded(root: Path, n_loaded: int, missed: Sequence[NotLoaded]) -> b
     return True
 
 
+def _write_bytes(data: bytes) -> None:
+    """Write UTF-8 output as it is (no text copy of a large JSON), or as text where stdout has no bytes layer."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode())
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     datasets = datasets_dir(args.datasets)
     root = _root(args)
@@ -82,7 +93,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     pmb_rows = leaderboard.table_rows(load.table) if args.kind in ("all", "pmb") else []
     qa_rows = qa_leaderboard.rows(qa.runs) if qa is not None else []
     if args.format == "json":
-        sys.stdout.write(leaderboard.to_json([*pmb_rows, *qa_rows]))
+        _write_bytes(leaderboard.json_bytes([*pmb_rows, *qa_rows]))
     elif args.format == "csv":
         if pmb_rows and qa_rows:
             print(

@@ -140,12 +140,17 @@ def flat(r: dict[str, Any]) -> dict[str, Any]:
     return {k: out[k] for k in order}
 
 
-def to_json(rs: Sequence[dict[str, Any]]) -> str:
-    """JSON text of rows: key order kept, UTF-8, two-space indent (the text ``json.dumps(indent=2)`` gives).
+def json_bytes(rs: Sequence[dict[str, Any]]) -> bytes:
+    """UTF-8 JSON of rows: key order kept, two-space indent (the text ``json.dumps(indent=2)`` gives).
 
     orjson, because the standard library's encoder is pure Python once it indents: thousands of rows cost
     more to print than to load. Rows hold no NaN (every number is validated at the boundary)."""
-    return orjson.dumps(list(rs), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return orjson.dumps(list(rs), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def to_json(rs: Sequence[dict[str, Any]]) -> str:
+    """:func:`json_bytes` as text."""
+    return json_bytes(rs).decode()
 
 
 def to_csv(rs: Sequence[dict[str, Any]]) -> str:
