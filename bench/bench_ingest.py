@@ -1,6 +1,6 @@
 """Ingest and re-score from a cold start, against the floor of parsing the same bytes with orjson; warm starts.
 
-1. Everything under ../shared/data (``load_all_results``, as the CLI's leaderboard loads it: the PMB
+1. Everything under ../shared/data (``load_all_results``, as the app loads it: the PMB
    reports beside the QA folders), each start in a fresh interpreter, side by side with a fresh interpreter
    that only reads and ``orjson``-parses every JSON/JSONL file once (the floor). The cold load runs as
    shipped (worker processes where the load is large enough, see ``worker_count``) and confined

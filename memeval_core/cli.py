@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memeval_core import cli_judge, cli_publish, cli_run, leaderboard
 from memeval_core.catalogue import CatalogueError, default_catalogue, load_catalogue
-from memeval_core.errors import IngestError
+from memeval_core.errors import IngestError, SnapshotError
 from memeval_core.pmb.ingest import find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import read_source
@@ -286,5 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except SnapshotError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return code

@@ -35,3 +35,8 @@ class IngestError(Exception):
     def __str__(self) -> str:
         text = f"{self.file}: {self.path}: {self.message}"
         return f"{text} ({self.hint})" if self.hint else text
+
+
+class SnapshotError(ValueError):
+    """A snapshot (an export's ``data/snapshot/`` or a cache entry) that cannot be read: the message names the
+    file and the field, and says to export again."""

@@ -141,10 +141,12 @@ def flat(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def json_bytes(rs: Sequence[dict[str, Any]]) -> bytes:
-    """UTF-8 JSON of rows: key order kept, two-space indent (the text ``json.dumps(indent=2)`` gives).
+    """UTF-8 JSON of rows: key order kept, two-space indent (the text ``json.dumps(indent=2, ensure_ascii=False)``
+    gives for these rows).
 
     orjson, because the standard library's encoder is pure Python once it indents: thousands of rows cost
-    more to print than to load. Rows hold no NaN (every number is validated at the boundary)."""
+    more to print than to load. Rows hold no NaN: reports are validated at the boundary and a runs table read
+    from disk is checked (:func:`memeval_core.pmb.runs_table.checked`)."""
     return orjson.dumps(list(rs), option=orjson.OPT_INDENT_2) + b"\n"
 
 

@@ -79,14 +79,15 @@ def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -
         h.update(f"refused\0{refusal.rel}\0{refusal.reason}\0".encode())
 
 
-FolderDigests = dict[tuple[str, str], tuple[str, int]]
-"""Folders hashed during one load, by (folder, suffix): (digest, newest mtime). The PMB and QA loads of one
-results folder share it, so the folder is walked once."""
+FolderDigests = dict[tuple[Path | None, str], tuple[str, int]]
+"""Folders hashed during one load, by (absolute folder or None, suffix): (digest, newest mtime). The PMB and QA
+loads of one results folder share it, so the folder is walked once. A file changed while the first load runs
+is keyed with the digest taken before it; its new mtime changes the key of the next load."""
 
 
 def _folder_digest(root: Path | None, suffix: str, done: FolderDigests) -> tuple[str, int]:
     """(digest of :func:`_hash_tree` of ``root``, newest mtime), from ``done`` when this load already hashed it."""
-    key = (str(root), suffix)
+    key = (None if root is None else root.absolute(), suffix)
     if key not in done:
         h = hashlib.sha256()
         newest = [0]
@@ -242,7 +243,7 @@ def cached_headers(
     cache_dir: Path | DefaultCache | None = "default",
     digests: FolderDigests | None = None,
 ) -> H:
-    """The headers of :func:`cached_load`'s value: from the cache entry's runs table alone when it is warm."""
+    """The headers of :func:`cached_load`'s value, read alone from a warm cache entry (``fmt.read_headers``)."""
     return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read_headers, fmt.headers_of, digests)
 
 

@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from memeval_core import SCORING_VERSION
+from memeval_core.errors import SnapshotError
 from memeval_core.pmb.pass_types import PASS_TYPES
 from memeval_core.pmb.run import PmbRun, RunIdentity
 
 IDENTITY_COLUMNS = tuple(f.name for f in dataclasses.fields(RunIdentity))
 """The run's identity: ``run_id``, ``display_name``, ``provider``, ``benchmark``, ``source``, ``sha256``."""
+
+_LAYOUT_KEY, _LAYOUT = "memeval.runs_table", "1"
+_SCORING_KEY = "memeval.scoring_version"
 
 _CATEGORY = pa.struct(
     [("category", pa.string()), ("cases", pa.int64()), ("passed", pa.int64()),
@@ -41,9 +48,22 @@ RUNS_SCHEMA = pa.schema(
         ("ingestion_total_ms", pa.float64()),
         ("mismatches", pa.list_(pa.string())),
         ("provenance", pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))),
-    ]
+    ],
+    metadata={_LAYOUT_KEY: _LAYOUT, _SCORING_KEY: SCORING_VERSION},
 )
-"""The table's schema, in column order."""
+"""The table's schema, in column order; its metadata names the layout and the scoring code (:func:`is_current`)."""
+
+REQUIRED = (
+    *IDENTITY_COLUMNS,
+    "cases",
+    "passed",
+    *PASS_TYPES,
+    "latency_count",
+    "categories",
+    "mismatches",
+    "provenance",
+)
+"""Columns no row may leave null (the others are null where a run has no such value)."""
 
 
 def _row(run: PmbRun) -> dict[str, Any]:
@@ -70,3 +90,29 @@ def _row(run: PmbRun) -> dict[str, Any]:
 def runs_table(runs: Sequence[PmbRun]) -> pa.Table:
     """The runs table of ``runs``, one row each in their order (:data:`RUNS_SCHEMA`)."""
     return pa.Table.from_pylist([_row(r) for r in runs], schema=RUNS_SCHEMA)
+
+
+def is_current(table: pa.Table) -> bool:
+    """True when ``table`` was written in this layout by this scoring code (else its numbers may be stale)."""
+    meta = table.schema.metadata or {}
+    return meta.get(_LAYOUT_KEY.encode()) == _LAYOUT.encode() and meta.get(_SCORING_KEY.encode()) == (
+        SCORING_VERSION.encode()
+    )
+
+
+def checked(table: pa.Table, path: Path) -> pa.Table:
+    """``table`` as :data:`RUNS_SCHEMA`, or ``ValueError`` naming ``path`` and the column that is wrong."""
+    if table.schema.names != RUNS_SCHEMA.names:
+        raise SnapshotError(f"{path}: the columns are not those of this memeval's runs table; export again")
+    try:
+        # Parquet names list items ``element``: cast back to the schema (same values).
+        table = table.cast(RUNS_SCHEMA)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise SnapshotError(f"{path}: a column does not have the runs table's type ({exc}); export again") from exc
+    for name in REQUIRED:
+        if table[name].null_count:
+            raise SnapshotError(f"{path}: column {name!r} is empty in {table[name].null_count} row(s); export again")
+    for field in RUNS_SCHEMA:
+        if pa.types.is_floating(field.type) and pc.any(pc.is_nan(table[field.name])).as_py():
+            raise SnapshotError(f"{path}: column {field.name!r} holds NaN, which no run can have; export again")
+    return table

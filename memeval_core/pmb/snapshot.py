@@ -7,8 +7,8 @@ Three files reconstruct a :class:`PmbLoad` exactly, without the raw reports:
 - ``pmb-cases.parquet``: one row per re-derived case or turn (``run_id`` first), ids as list columns.
 
 A fourth, ``pmb-runs.parquet`` (the runs table, :func:`runs_table`), holds one row per run with its
-re-derived aggregates: a header-only read (:func:`read_headers`) gives every leaderboard row from it alone,
-without reading a case. Snapshots written before it existed are read whole instead.
+re-derived aggregates: a header-only read (:func:`read_runs_table`) gives every leaderboard row from it alone,
+without reading a case. Snapshots written before it existed, or by other scoring code, are read whole instead.
 
 Writing is deterministic (sorted keys, fixed row order, no timestamps) so equal inputs give
 byte-identical files.
@@ -25,13 +25,14 @@ from typing import Any
 import pyarrow as pa
 
 from memeval_core import parquet
+from memeval_core.errors import SnapshotError
 from memeval_core.pmb.case_table import StringPool
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.models import Belief, Ingestion, RetrievalCase, RetrievalSummary, SessionCase
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import PmbRun, RunIdentity
-from memeval_core.pmb.runs_table import RUNS_SCHEMA, runs_table
+from memeval_core.pmb.runs_table import checked, is_current, runs_table
 
 FIXTURE_FILE = "pmb-fixture.json"
 RUNS_FILE = "pmb-runs.json"
@@ -92,7 +93,7 @@ def cases_table(runs: tuple[PmbRun, ...]) -> pa.Table:
 def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
     """Write the snapshot files into ``out``; returns their paths."""
     if load.fixture is None:
-        raise ValueError("a snapshot needs the fixture the runs were scored against")
+        raise SnapshotError("a snapshot needs the fixture the runs were scored against")
     out.mkdir(parents=True, exist_ok=True)
     fx = load.fixture
     fixture_doc = {
@@ -136,7 +137,7 @@ def _run_spans(run_ids: list[str]) -> dict[str, tuple[int, int]]:
     for run_id, rows in itertools.groupby(run_ids):
         stop = start + sum(1 for _ in rows)
         if run_id in spans:
-            raise ValueError(f"{CASES_FILE}: the rows of run {run_id!r} are not together")
+            raise SnapshotError(f"{CASES_FILE}: the rows of run {run_id!r} are not together")
         spans[run_id] = (start, stop)
         start = stop
     return spans
@@ -148,7 +149,9 @@ def read_snapshot(directory: Path) -> PmbLoad:
     runs_doc = json.loads((directory / RUNS_FILE).read_text(encoding="utf-8"))
     for doc, name in ((fixture_doc, FIXTURE_FILE), (runs_doc, RUNS_FILE)):
         if doc.get("snapshot_version") != SNAPSHOT_VERSION:
-            raise ValueError(f"{directory / name}: snapshot_version {doc.get('snapshot_version')!r} is not supported")
+            raise SnapshotError(
+                f"{directory / name}: snapshot_version {doc.get('snapshot_version')!r} is not supported"
+            )
     fixture = PmbFixture(
         cases=tuple(RetrievalCase.model_validate(c) for c in fixture_doc["cases"]),
         session_cases=tuple(SessionCase.model_validate(c) for c in fixture_doc["session_cases"]),
@@ -179,20 +182,19 @@ def read_snapshot(directory: Path) -> PmbLoad:
     return PmbLoad(tuple(runs), (), fixture, ())
 
 
-def has_runs_table(directory: Path) -> bool:
-    """True when the snapshot in ``directory`` holds the runs table (snapshots written since it exists)."""
-    return (directory / RUNS_TABLE_FILE).is_file()
-
-
 def read_runs_table(directory: Path) -> pa.Table:
     """The runs table alone (:mod:`memeval_core.pmb.runs_table`): no fixture, no case is read.
 
-    A snapshot without it (written by an older memeval) is read whole and the table made from its runs.
+    A snapshot without it, or whose table another layout or scoring code wrote, is read whole and the table
+    made from its runs. ``ValueError`` naming the file and column when the table is unreadable or malformed.
     """
-    if not has_runs_table(directory):
+    path = directory / RUNS_TABLE_FILE
+    if not path.is_file():
         return runs_table(read_snapshot(directory).runs)
-    table = parquet.read(directory / RUNS_TABLE_FILE)
-    if table.schema.names != RUNS_SCHEMA.names:
-        raise ValueError(f"{directory / RUNS_TABLE_FILE}: the columns are not those of this memeval's runs table")
-    # Parquet names list items ``element``: cast back to the schema (same values).
-    return table.cast(RUNS_SCHEMA)
+    try:
+        table = parquet.read(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise SnapshotError(f"{path}: not a readable Parquet file ({exc}); export again") from exc
+    if not is_current(table):
+        return runs_table(read_snapshot(directory).runs)
+    return checked(table, path)

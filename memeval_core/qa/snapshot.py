@@ -33,6 +33,7 @@ import pyarrow as pa
 from pydantic import ValidationError
 
 from memeval_core import SCORING_VERSION, parquet
+from memeval_core.errors import SnapshotError
 from memeval_core.qa.ingest import LoadedRun, QaLoad, QaRunHeader
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
 from memeval_core.qa.models import RunMeta
@@ -129,7 +130,7 @@ def has_qa_snapshot(directory: Path) -> bool:
 
 def _field(rec: dict[str, Any], key: str, where: str) -> Any:
     if key not in rec:
-        raise ValueError(f"{where}: field {key!r} is missing")
+        raise SnapshotError(f"{where}: field {key!r} is missing")
     return rec[key]
 
 
@@ -142,19 +143,19 @@ def _score(doc: Any) -> RunScore:
 def _header_fields(rec: Any, where: str) -> dict[str, Any]:
     """The :class:`QaRunHeader` fields of one run line, checked."""
     if not isinstance(rec, dict):
-        raise ValueError(f"{where}: a run line must be a JSON object")
+        raise SnapshotError(f"{where}: a run line must be a JSON object")
     try:
         meta = RunMeta.model_validate(_field(rec, "meta", where))
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
-        raise ValueError(f"{where}: field meta.{loc}: {err['msg']}") from exc
+        raise SnapshotError(f"{where}: field meta.{loc}: {err['msg']}") from exc
     join = _field(rec, "join", where)
     try:
         report = None if join is None else JoinReport(**{**join, "unmatched": tuple(join["unmatched"])})
         score = _score(_field(rec, "score", where))
     except (TypeError, KeyError, AttributeError) as exc:
-        raise ValueError(f"{where}: field 'join' or 'score' is malformed ({exc})") from exc
+        raise SnapshotError(f"{where}: field 'join' or 'score' is malformed ({exc})") from exc
     return {
         "meta": meta,
         "run_id": str(_field(rec, "run_id", where)),
@@ -174,7 +175,7 @@ def _tables_by_run(path: Path) -> dict[str, pa.Table]:
     """Each run's question table: a slice (no copy) of the one Parquet table, which holds a run's rows together."""
     table = parquet.read(path)
     if table.schema.names != ["run_id", *SCHEMA.names]:
-        raise ValueError(f"{path}: the columns are not those of this memeval's question table")
+        raise SnapshotError(f"{path}: the columns are not those of this memeval's question table")
     # Parquet names list items ``element``: cast back to the schema the load builds (same values).
     table = table.cast(_WITH_RUN_ID)
     out: dict[str, pa.Table] = {}
@@ -182,7 +183,7 @@ def _tables_by_run(path: Path) -> dict[str, pa.Table]:
     for run_id, rows in itertools.groupby(table.column("run_id").to_pylist()):
         n = sum(1 for _ in rows)
         if run_id in out:
-            raise ValueError(f"{path}: the rows of run {run_id!r} are not together")
+            raise SnapshotError(f"{path}: the rows of run {run_id!r} are not together")
         out[run_id] = table.slice(start, n).drop_columns(["run_id"])
         start += n
     return out
@@ -194,13 +195,13 @@ def _load_doc(directory: Path) -> dict[str, Any]:
     try:
         doc = json.loads(load_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{load_path}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+        raise SnapshotError(f"{load_path}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
     if not isinstance(doc, dict):
-        raise ValueError(f"{load_path}: expected a JSON object")
+        raise SnapshotError(f"{load_path}: expected a JSON object")
     if doc.get("snapshot_version") != SNAPSHOT_VERSION:
-        raise ValueError(f"{load_path}: snapshot_version {doc.get('snapshot_version')!r} is not supported")
+        raise SnapshotError(f"{load_path}: snapshot_version {doc.get('snapshot_version')!r} is not supported")
     if doc.get("scoring_version") != SCORING_VERSION:
-        raise ValueError(
+        raise SnapshotError(
             f"{load_path}: scoring_version {doc.get('scoring_version')!r} differs from this memeval's "
             f"{SCORING_VERSION!r}; export the results again"
         )
@@ -217,10 +218,10 @@ def _run_fields(directory: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not valid JSON: {exc.msg}") from exc
+                raise SnapshotError(f"{where}: not valid JSON: {exc.msg}") from exc
             out.append(_header_fields(rec, where))
     if len(out) != doc.get("runs"):
-        raise ValueError(
+        raise SnapshotError(
             f"{directory / LOAD_FILE}: field 'runs' says {doc.get('runs')!r} runs, {runs_path.name} holds {len(out)}"
         )
     return out
