@@ -484,6 +484,7 @@ def test_space_shows_the_qa_runs_of_a_pmb_and_qa_export(
         "pmb-cases.parquet",
         "pmb-fixture.json",
         "pmb-runs.json",
+        "pmb-runs.parquet",
         "qa-load.json",
         "qa-questions.parquet",
         "qa-runs.jsonl",
