@@ -243,7 +243,11 @@ def read_qa_snapshot(directory: Path) -> QaLoad:
     ds_doc = _field(doc, "locomo", str(directory / LOAD_FILE))
     ds = None if ds_doc is None else LocomoDataset((), str(ds_doc["source"]), str(ds_doc["sha256"]))
     tables = _tables_by_run(directory / QUESTIONS_FILE)
-    empty = SCHEMA.empty_table()
-    runs = tuple(LoadedRun(**f, table=tables.get(f["run_id"], empty)) for f in _run_fields(directory, doc))
+    # A run without questions gets an empty table, made only then: building one from Python makes pyarrow
+    # import pandas, which a warm start otherwise never needs.
+    runs = tuple(
+        LoadedRun(**f, table=tables[f["run_id"]] if f["run_id"] in tables else SCHEMA.empty_table())
+        for f in _run_fields(directory, doc)
+    )
     disputed = _field(doc, "disputed", str(directory / LOAD_FILE))
     return QaLoad(runs, (), (), ds, frozenset(str(d) for d in disputed))
