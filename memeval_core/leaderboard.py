@@ -17,7 +17,7 @@ import pyarrow as pa
 from memeval_core import csvsafe
 from memeval_core.pmb.pass_types import PASS_TYPES
 from memeval_core.pmb.run import Benchmark, PmbRun
-from memeval_core.pmb.runs_table import runs_table
+from memeval_core.pmb.runs_table import row_of
 from memeval_core.rounding import ms, ratio
 
 COLUMNS: tuple[str, ...] = (
@@ -110,18 +110,22 @@ _ROW_INPUTS = (
 """The runs-table columns a leaderboard row reads (not the categories or provenance)."""
 
 
-def table_rows(table: pa.Table, benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
-    """Leaderboard rows of a runs table (:mod:`memeval_core.pmb.runs_table`), best first, optionally for one
-    benchmark. Only the columns a row shows are converted to Python values."""
-    out = [_row(r) for r in table.select(_ROW_INPUTS).to_pylist()]
+def _ranked(out: list[dict[str, Any]], benchmark: Benchmark | None) -> list[dict[str, Any]]:
     if benchmark is not None:
         out = [r for r in out if r["benchmark"] == benchmark]
     return sorted(out, key=lambda r: (r["benchmark"] != "pmb-single-turn", *sort_key(r)))
 
 
+def table_rows(table: pa.Table, benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
+    """Leaderboard rows of a runs table (:mod:`memeval_core.pmb.runs_table`), best first, optionally for one
+    benchmark. Only the columns a row shows are converted to Python values."""
+    return _ranked([_row(r) for r in table.select(_ROW_INPUTS).to_pylist()], benchmark)
+
+
 def rows(runs: Sequence[PmbRun], benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
-    """Leaderboard rows of runs, best first, optionally for one benchmark (:func:`table_rows` of their table)."""
-    return table_rows(runs_table(runs), benchmark)
+    """Leaderboard rows of runs, best first, optionally for one benchmark: the rows of their runs-table rows,
+    made in Python (no Arrow table per call)."""
+    return _ranked([_row(row_of(r)) for r in runs], benchmark)
 
 
 def row(run: PmbRun) -> dict[str, Any]:

@@ -66,7 +66,8 @@ REQUIRED = (
 """Columns no row may leave null (the others are null where a run has no such value)."""
 
 
-def _row(run: PmbRun) -> dict[str, Any]:
+def row_of(run: PmbRun) -> dict[str, Any]:
+    """The runs-table row of one run, as Python values."""
     a = run.aggregate
     return {
         **dataclasses.asdict(run.identity),
@@ -89,7 +90,7 @@ def _row(run: PmbRun) -> dict[str, Any]:
 
 def runs_table(runs: Sequence[PmbRun]) -> pa.Table:
     """The runs table of ``runs``, one row each in their order (:data:`RUNS_SCHEMA`)."""
-    return pa.Table.from_pylist([_row(r) for r in runs], schema=RUNS_SCHEMA)
+    return pa.Table.from_pylist([row_of(r) for r in runs], schema=RUNS_SCHEMA)
 
 
 def is_current(table: pa.Table) -> bool:
