@@ -17,7 +17,8 @@ from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import read_source
 from memeval_core.qa.locomo import find_locomo
 from memeval_core.qa.shapes import mapping_skeleton
-from memeval_core.results import QaHeaders, load_headers, load_pmb_headers
+from memeval_core.qa.snapshot import QaHeaders
+from memeval_core.results import load_headers, load_pmb_headers
 from memeval_core.settings import DEFAULT_RESULTS, MB, RESULTS_ENV, datasets_dir, fixtures_dir, limits, results_dir
 from memeval_core.store import Validator, add_files
 from memeval_core.sync import (

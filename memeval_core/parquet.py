@@ -11,15 +11,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from memeval_core.errors import SnapshotError
 
 ROW_GROUP_ROWS = 65_536
 """Rows per row group: small enough for filtered reads to skip most of a large file."""
 
 
-def write(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` in memeval's layout."""
-    pq.write_table(table, path, compression="zstd", write_statistics=True, row_group_size=ROW_GROUP_ROWS)
+def write(table: pa.Table, path: Path, row_group_rows: int | None = None) -> None:
+    """Write ``table`` to ``path`` in memeval's layout (row groups of ``row_group_rows`` rows, by default
+    :data:`ROW_GROUP_ROWS`)."""
+    rows = ROW_GROUP_ROWS if row_group_rows is None else row_group_rows
+    pq.write_table(table, path, compression="zstd", write_statistics=True, row_group_size=rows)
 
 
 def read(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
@@ -30,3 +35,42 @@ def read(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
     """
     with pq.ParquetFile(path) as f:
         return f.read(columns=None if columns is None else list(columns))
+
+
+def schema(path: Path) -> pa.Schema:
+    """The Arrow schema of the table in ``path`` (with its metadata), read from the footer alone."""
+    with pq.ParquetFile(path) as f:
+        return f.schema_arrow
+
+
+def run_spans(path: Path, column: str = "run_id") -> dict[str, tuple[int, int]]:
+    """Each value of ``column``'s rows ``[start, stop)``, for a file that holds each value's rows together.
+
+    Reads that one column only (a run's id repeats, so it is stored in a few bytes per run). ``ValueError``
+    naming the file when a value's rows are not together.
+    """
+    values = read(path, [column]).column(column).combine_chunks()
+    runs = pc.run_end_encode(values)
+    ends = runs.run_ends.to_pylist()
+    spans: dict[str, tuple[int, int]] = {}
+    for value, start, stop in zip(runs.values.to_pylist(), [0, *ends], ends, strict=False):
+        if value in spans:
+            raise SnapshotError(f"{path}: the rows of {column} {value!r} are not together")
+        spans[value] = (start, stop)
+    return spans
+
+
+def read_rows(path: Path, start: int, stop: int, columns: Sequence[str] | None = None) -> pa.Table:
+    """Rows ``[start, stop)`` of the table in ``path``, decoding only the row groups that hold them."""
+    with pq.ParquetFile(path) as f:
+        groups, first, offset = [], None, 0
+        for i in range(f.metadata.num_row_groups):
+            rows = f.metadata.row_group(i).num_rows
+            if offset < stop and offset + rows > start:
+                groups.append(i)
+                first = offset if first is None else first
+            offset += rows
+        names = None if columns is None else list(columns)
+        if not groups or first is None:
+            return f.schema_arrow.empty_table() if names is None else f.schema_arrow.empty_table().select(names)
+        return f.read_row_groups(groups, columns=names).slice(start - first, stop - start)

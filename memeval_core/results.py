@@ -35,16 +35,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
-import pyarrow as pa
-
 from memeval_core import SCORING_VERSION, settings, tree
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
-from memeval_core.pmb.runs_table import runs_table
-from memeval_core.pmb.snapshot import has_snapshot, read_runs_table, read_snapshot, write_snapshot
-from memeval_core.qa.ingest import QaLoad, QaRunHeader, Skipped, load_qa
+from memeval_core.pmb.snapshot import PmbHeaders, has_snapshot, open_snapshot, read_snapshot, write_snapshot
+from memeval_core.pmb.snapshot import headers_of as pmb_headers_of
+from memeval_core.qa.ingest import QaLoad, Skipped, load_qa
 from memeval_core.qa.locomo import load_locomo
-from memeval_core.qa.snapshot import has_qa_snapshot, read_qa_headers, read_qa_snapshot, write_qa_snapshot
+from memeval_core.qa.snapshot import QaHeaders, has_qa_snapshot, open_qa_snapshot, read_qa_snapshot, write_qa_snapshot
+from memeval_core.qa.snapshot import headers_of as qa_headers_of
 
 CACHE_FORMAT = 3
 """Layout version of a cache entry; part of the key."""
@@ -208,8 +207,13 @@ def _through_cache(
     read: Callable[[Path], V],
     of: Callable[[T], V],
     digests: FolderDigests | None,
+    reread: bool = False,
 ) -> V:
-    """``of(cold())``, or ``read`` of the cache entry when the inputs and the scoring code are unchanged."""
+    """``of(cold())``, or ``read`` of the cache entry when the inputs and the scoring code are unchanged.
+
+    ``reread``: after a cold load, ``read`` the entry just written rather than keep the load (headers: the load's
+    cases and questions are then freed, and later reads come from the entry as on a warm start).
+    """
     slot = _slot(kind, results, extra_dirs, cache_dir, digests)
     if slot is None:
         return of(cold())
@@ -218,7 +222,8 @@ def _through_cache(
         return value
     loaded = cold()
     _write_entry(slot.cache, slot.prefix, slot.entry, loaded, fmt)
-    return of(loaded)
+    value = _read_entry(slot.entry, read) if reread else None
+    return of(loaded) if value is None else value
 
 
 def cached_load(
@@ -243,8 +248,10 @@ def cached_headers(
     cache_dir: Path | DefaultCache | None = "default",
     digests: FolderDigests | None = None,
 ) -> H:
-    """The headers of :func:`cached_load`'s value, read alone from a warm cache entry (``fmt.read_headers``)."""
-    return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read_headers, fmt.headers_of, digests)
+    """The headers of :func:`cached_load`'s value, read alone from its cache entry (``fmt.read_headers``)."""
+    return _through_cache(
+        kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read_headers, fmt.headers_of, digests, reread=True
+    )
 
 
 # ------------------------------------------------------------------ the two formats
@@ -300,48 +307,25 @@ def _read_qa(folder: Path) -> QaLoad:
     return dataclasses.replace(snap, errors=errors, skipped=skipped, locomo=ds)
 
 
-@dataclass(frozen=True)
-class PmbHeaders:
-    """A PMB load without cases: its runs table (every leaderboard row) and the files not loaded."""
-
-    table: pa.Table
-    """The runs table (:mod:`memeval_core.pmb.runs_table`), in the load's order."""
-    errors: tuple[IngestError, ...]
-    """One error per file that could not be loaded."""
-    skipped: tuple[str, ...]
-    """JSON files that are neither PMB reports nor fixtures."""
-
-
-@dataclass(frozen=True)
-class QaHeaders:
-    """A QA load without questions: every run's header (its leaderboard row) and the files not loaded."""
-
-    runs: tuple[QaRunHeader, ...]
-    """Run headers, in the load's order."""
-    errors: tuple[IngestError, ...]
-    """One error per file that could not be loaded."""
-    skipped: tuple[Skipped, ...]
-    """Files with no QA run, each with the reason."""
-
-
-def _read_pmb_headers(folder: Path) -> PmbHeaders:
+def _open_pmb(folder: Path) -> PmbHeaders:
     doc = _load_doc(folder)
-    return PmbHeaders(read_runs_table(folder), tuple(IngestError(**e) for e in doc["errors"]), tuple(doc["skipped"]))
+    opened = open_snapshot(folder)
+    fixture = None if opened.fixture is None else dataclasses.replace(opened.fixture, source=doc["fixture"])
+    errors = tuple(IngestError(**e) for e in doc["errors"])
+    return dataclasses.replace(opened, fixture=fixture, errors=errors, skipped=tuple(doc["skipped"]))
 
 
-def _read_qa_headers(folder: Path) -> QaHeaders:
+def _open_qa(folder: Path) -> QaHeaders:
     doc = _load_doc(folder)
     errors = tuple(IngestError(**e) for e in doc["errors"])
-    return QaHeaders(read_qa_headers(folder), errors, tuple(Skipped(**s) for s in doc["skipped"]))
+    opened = open_qa_snapshot(folder)
+    return dataclasses.replace(opened, locomo_source=doc["locomo"], errors=errors,
+                               skipped=tuple(Skipped(**s) for s in doc["skipped"]))  # fmt: skip
 
 
-PMB_FORMAT: Format[PmbLoad, PmbHeaders] = Format(
-    _write_pmb, _read_pmb, _read_pmb_headers, lambda load: PmbHeaders(runs_table(load.runs), load.errors, load.skipped)
-)
+PMB_FORMAT: Format[PmbLoad, PmbHeaders] = Format(_write_pmb, _read_pmb, _open_pmb, pmb_headers_of)
 """A PMB load as the export's PMB snapshot."""
-QA_FORMAT: Format[QaLoad, QaHeaders] = Format(
-    _write_qa, _read_qa, _read_qa_headers, lambda load: QaHeaders(load.runs, load.errors, load.skipped)
-)
+QA_FORMAT: Format[QaLoad, QaHeaders] = Format(_write_qa, _read_qa, _open_qa, qa_headers_of)
 """A QA load as the export's QA snapshot."""
 
 
@@ -402,7 +386,7 @@ def load_pmb_headers(
 ) -> PmbHeaders:
     """:func:`load_pmb_results` without cases: from a snapshot or a warm cache entry only the runs table is read."""
     if fixtures is None and has_snapshot(results):
-        return PmbHeaders(read_runs_table(results), (), ())
+        return open_snapshot(results)
     cold = partial(load_pmb, results, fixtures)
     return cached_headers("pmb", results, (fixtures,), cold, PMB_FORMAT, cache_dir, digests)
 
@@ -416,7 +400,7 @@ def load_qa_headers(
 ) -> QaHeaders:
     """:func:`load_qa_results` without questions: from a snapshot or a warm cache entry only the run lines are read."""
     if datasets is None and has_qa_snapshot(results):
-        return QaHeaders(read_qa_headers(results), (), ())
+        return open_qa_snapshot(results)
     cold = partial(load_qa, results, datasets)
     return cached_headers("qa", results, (datasets,), cold, QA_FORMAT, cache_dir, digests)
 

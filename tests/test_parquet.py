@@ -7,6 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+import pytest
 
 from memeval_core import parquet
 
@@ -34,3 +35,22 @@ def test_row_groups_carry_statistics_so_a_run_filter_skips_the_others(tmp_path: 
     wanted = ds.field("run_id") == "run-00001"
     assert len(fragment.split_by_row_group(wanted)) == 1  # the other two groups are skipped unread
     assert ds.dataset(tmp_path / "t.parquet").to_table(filter=wanted).num_rows == 1000
+
+
+def test_read_rows_decodes_only_the_row_groups_holding_the_rows(tmp_path: Path) -> None:
+    table = _table(5_000)
+    parquet.write(table, tmp_path / "t.parquet", row_group_rows=700)
+    for start, stop in ((0, 1), (690, 710), (1_000, 2_000), (4_999, 5_000), (1_400, 2_800), (3, 3)):
+        assert parquet.read_rows(tmp_path / "t.parquet", start, stop).equals(table.slice(start, stop - start))
+    assert parquet.read_rows(tmp_path / "t.parquet", 10, 12, ["score"]).equals(table.select(["score"]).slice(10, 2))
+
+
+def test_run_spans_give_each_runs_rows_and_refuse_scattered_runs(tmp_path: Path) -> None:
+    table = _table(3_500)
+    parquet.write(table, tmp_path / "t.parquet", row_group_rows=600)
+    spans = parquet.run_spans(tmp_path / "t.parquet")
+    assert spans == {f"run-{i:05d}": (1000 * i, min(1000 * (i + 1), 3_500)) for i in range(4)}
+    scattered = pa.table({"run_id": ["a", "a", "b", "a"]})
+    parquet.write(scattered, tmp_path / "s.parquet")
+    with pytest.raises(ValueError, match=r"s\.parquet: the rows of run_id 'a' are not together"):
+        parquet.run_spans(tmp_path / "s.parquet")

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memeval_core import leaderboard
+from memeval_core.pmb import snapshot
 from memeval_core.pmb.ingest import load_pmb
+from memeval_core.pmb.run import PmbRun
 from memeval_core.pmb.snapshot import has_snapshot, read_snapshot, write_snapshot
 from tests._data import PMB_DIR, require
 
@@ -32,3 +36,38 @@ def test_results_loader_prefers_a_snapshot(tmp_path: Path) -> None:
     load = load_pmb(require(PMB_DIR))
     write_snapshot(load, tmp_path)
     assert leaderboard.rows(load_pmb_results(tmp_path).runs) == leaderboard.rows(load.runs)
+
+
+def _same_run(a: PmbRun, b: PmbRun) -> None:
+    assert a.identity == b.identity and a.cases == b.cases and a.aggregate == b.aggregate
+    assert (a.stated, a.ingestion, a.mismatches) == (b.stated, b.ingestion, b.mismatches)
+    assert (a.extra_fields, a.provenance) == (b.extra_fields, b.provenance)
+
+
+@pytest.mark.parametrize("rows_per_group", [snapshot.CASE_ROW_GROUP_ROWS, 50])
+def test_runs_read_one_at_a_time_equal_the_whole_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows_per_group: int
+) -> None:
+    # 50 rows per group: most runs straddle two row groups of the cases table, and the runs table has several.
+    monkeypatch.setattr(snapshot, "CASE_ROW_GROUP_ROWS", rows_per_group)
+    monkeypatch.setattr(snapshot, "ROW_GROUP_RUNS", max(1, rows_per_group // 20))
+    load = load_pmb(require(PMB_DIR))
+    write_snapshot(load, tmp_path / "a")
+    opened = snapshot.open_snapshot(tmp_path / "a")
+    assert leaderboard.table_rows(opened.table) == leaderboard.rows(load.runs)
+    assert opened.fixture is not None and load.fixture is not None
+    assert opened.fixture.cases == load.fixture.cases
+    ids = [r.identity.run_id for r in load.runs]
+    for want, got in zip(load.runs, opened.read_runs(ids[::-1])[::-1], strict=True):
+        _same_run(want, got)
+    with pytest.raises(KeyError):
+        opened.read_runs(["no-such-run"])
+
+
+def test_a_snapshot_without_a_current_runs_table_is_opened_from_a_whole_read(tmp_path: Path) -> None:
+    load = load_pmb(require(PMB_DIR))
+    write_snapshot(load, tmp_path / "a")
+    (tmp_path / "a" / snapshot.RUNS_TABLE_FILE).unlink()
+    opened = snapshot.open_snapshot(tmp_path / "a")
+    assert leaderboard.table_rows(opened.table) == leaderboard.rows(load.runs)
+    _same_run(opened.read_runs([load.runs[3].identity.run_id])[0], load.runs[3])

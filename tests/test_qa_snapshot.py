@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memeval_core import SCORING_VERSION
+from memeval_core import SCORING_VERSION, parquet
 from memeval_core.qa import judges, leaderboard
 from memeval_core.qa.ingest import QaLoad, load_qa
 from memeval_core.qa.snapshot import (
@@ -16,6 +16,7 @@ from memeval_core.qa.snapshot import (
     QUESTIONS_FILE,
     RUNS_FILE,
     has_qa_snapshot,
+    open_qa_snapshot,
     read_qa_snapshot,
     write_qa_snapshot,
 )
@@ -121,3 +122,19 @@ def test_other_versions_and_bad_lines_are_named(written: Path, tmp_path: Path) -
         with pytest.raises(ValueError, match=message):
             read_qa_snapshot(d)
     assert not has_qa_snapshot(tmp_path)
+
+
+def test_runs_read_one_at_a_time_equal_the_whole_read(
+    original: QaLoad, written: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened = open_qa_snapshot(written)
+    assert [(h.run_id, h.score, h.meta) for h in opened.runs] == [(r.run_id, r.score, r.meta) for r in original.runs]
+    assert opened.disputed == original.disputed and opened.locomo_source == "locomo/data/locomo10.json"
+    ids = [r.run_id for r in original.runs]
+    assert opened.read_runs(ids[::-1]) == tuple(original.runs[::-1])
+    # Small row groups: runs straddle them.
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 333)
+    write_qa_snapshot(original, tmp_path / "small")
+    assert open_qa_snapshot(tmp_path / "small").read_runs(ids) == tuple(original.runs)
+    with pytest.raises(KeyError):
+        opened.read_runs(["no-such-run"])

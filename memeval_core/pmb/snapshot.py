@@ -17,28 +17,41 @@ byte-identical files.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from memeval_core import parquet
-from memeval_core.errors import SnapshotError
+from memeval_core.errors import IngestError, SnapshotError
 from memeval_core.pmb.case_table import StringPool
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.models import Belief, Ingestion, RetrievalCase, RetrievalSummary, SessionCase
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import PmbRun, RunIdentity
-from memeval_core.pmb.runs_table import checked, is_current, runs_table
+from memeval_core.pmb.runs_table import (
+    DETAIL_COLUMNS,
+    HEADER_COLUMNS,
+    ROW_GROUP_RUNS,
+    checked,
+    is_current,
+    run_from,
+    runs_table,
+)
 
 FIXTURE_FILE = "pmb-fixture.json"
 RUNS_FILE = "pmb-runs.json"
 CASES_FILE = "pmb-cases.parquet"
 RUNS_TABLE_FILE = "pmb-runs.parquet"
 SNAPSHOT_VERSION = 1
+CASE_ROW_GROUP_ROWS = 8192
+"""Case rows per Parquet row group: reading one run's cases decodes about a hundred runs' rows, not all."""
 
 _TUPLE_FIELDS = {f.name for f in dataclasses.fields(ScoredCase) if "tuple" in str(f.type) and f.name != "questions"}
 
@@ -120,8 +133,8 @@ def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
     paths = [out / FIXTURE_FILE, out / RUNS_FILE, out / CASES_FILE, out / RUNS_TABLE_FILE]
     paths[0].write_bytes(_dump_json(fixture_doc))
     paths[1].write_bytes(_dump_json(runs_doc))
-    parquet.write(cases_table(load.runs), paths[2])
-    parquet.write(runs_table(load.runs), paths[3])
+    parquet.write(cases_table(load.runs), paths[2], CASE_ROW_GROUP_ROWS)
+    parquet.write(runs_table(load.runs), paths[3], ROW_GROUP_RUNS)
     return paths
 
 
@@ -143,22 +156,29 @@ def _run_spans(run_ids: list[str]) -> dict[str, tuple[int, int]]:
     return spans
 
 
+def _versioned(path: Path) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if doc.get("snapshot_version") != SNAPSHOT_VERSION:
+        raise SnapshotError(f"{path}: snapshot_version {doc.get('snapshot_version')!r} is not supported")
+    return doc
+
+
+def read_fixture(directory: Path) -> PmbFixture:
+    """The fixture a snapshot's runs were scored against."""
+    doc = _versioned(directory / FIXTURE_FILE)
+    return PmbFixture(
+        cases=tuple(RetrievalCase.model_validate(c) for c in doc["cases"]),
+        session_cases=tuple(SessionCase.model_validate(c) for c in doc["session_cases"]),
+        beliefs=tuple(Belief.model_validate(b) for b in doc["beliefs"]),
+        source=str(directory),
+        sha256=doc.get("sha256", {}),
+    )
+
+
 def read_snapshot(directory: Path) -> PmbLoad:
     """Rebuild the :class:`PmbLoad` a snapshot was written from."""
-    fixture_doc = json.loads((directory / FIXTURE_FILE).read_text(encoding="utf-8"))
-    runs_doc = json.loads((directory / RUNS_FILE).read_text(encoding="utf-8"))
-    for doc, name in ((fixture_doc, FIXTURE_FILE), (runs_doc, RUNS_FILE)):
-        if doc.get("snapshot_version") != SNAPSHOT_VERSION:
-            raise SnapshotError(
-                f"{directory / name}: snapshot_version {doc.get('snapshot_version')!r} is not supported"
-            )
-    fixture = PmbFixture(
-        cases=tuple(RetrievalCase.model_validate(c) for c in fixture_doc["cases"]),
-        session_cases=tuple(SessionCase.model_validate(c) for c in fixture_doc["session_cases"]),
-        beliefs=tuple(Belief.model_validate(b) for b in fixture_doc["beliefs"]),
-        source=str(directory),
-        sha256=fixture_doc.get("sha256", {}),
-    )
+    fixture = read_fixture(directory)
+    runs_doc = _versioned(directory / RUNS_FILE)
     table = parquet.read(directory / CASES_FILE)
     spans = _run_spans(table.column("run_id").to_pylist())
     table = table.drop_columns(["run_id"])
@@ -183,18 +203,86 @@ def read_snapshot(directory: Path) -> PmbLoad:
 
 
 def read_runs_table(directory: Path) -> pa.Table:
-    """The runs table alone (:mod:`memeval_core.pmb.runs_table`): no fixture, no case is read.
+    """The runs table's :data:`HEADER_COLUMNS` alone (:mod:`memeval_core.pmb.runs_table`): no fixture, no case.
 
     A snapshot without it, or whose table another layout or scoring code wrote, is read whole and the table
     made from its runs. ``ValueError`` naming the file and column when the table is unreadable or malformed.
     """
     path = directory / RUNS_TABLE_FILE
     if not path.is_file():
-        return runs_table(read_snapshot(directory).runs)
+        return runs_table(read_snapshot(directory).runs).select(HEADER_COLUMNS)
     try:
-        table = parquet.read(path)
+        table = parquet.read(path, HEADER_COLUMNS)
     except (OSError, pa.ArrowException) as exc:
         raise SnapshotError(f"{path}: not a readable Parquet file ({exc}); export again") from exc
-    if not is_current(table):
-        return runs_table(read_snapshot(directory).runs)
+    if not is_current(table.schema):
+        return runs_table(read_snapshot(directory).runs).select(HEADER_COLUMNS)
     return checked(table, path)
+
+
+RunsReader = Callable[[Sequence[str]], tuple[PmbRun, ...]]
+"""Reads the runs of the given ids, cases included, in that order; ``KeyError`` for an id it does not hold."""
+
+
+@dataclass(frozen=True)
+class PmbHeaders:
+    """A PMB load opened for reading: the runs table's headers and the fixture in memory, whole runs on request."""
+
+    table: pa.Table
+    """The runs table's :data:`HEADER_COLUMNS` (every leaderboard row), one row per run in load order."""
+    fixture: PmbFixture | None
+    """The fixture the runs were scored against; None when no fixture was found (then there is no run)."""
+    read_runs: RunsReader
+    """Whole runs (cases included) by id."""
+    errors: tuple[IngestError, ...] = ()
+    """One error per file that could not be loaded."""
+    skipped: tuple[str, ...] = ()
+    """JSON files that are neither PMB reports nor fixtures."""
+
+
+def headers_of(load: PmbLoad) -> PmbHeaders:
+    """:class:`PmbHeaders` over a load already in memory."""
+    by_id = {r.identity.run_id: r for r in load.runs}
+    table = runs_table(load.runs).select(HEADER_COLUMNS)
+    return PmbHeaders(table, load.fixture, lambda ids: tuple(by_id[i] for i in ids), load.errors, load.skipped)
+
+
+def _has_current_table(directory: Path) -> bool:
+    path = directory / RUNS_TABLE_FILE
+    if not path.is_file():
+        return False
+    try:
+        return is_current(parquet.schema(path))
+    except (OSError, pa.ArrowException) as exc:
+        raise SnapshotError(f"{path}: not a readable Parquet file ({exc}); export again") from exc
+
+
+def open_snapshot(directory: Path) -> PmbHeaders:
+    """A snapshot opened for per-run reads: the runs table's headers now, each run's cases when it is asked for.
+
+    A run costs the Parquet row groups holding its row of the runs table (:data:`ROW_GROUP_RUNS` rows) and its
+    cases (:data:`CASE_ROW_GROUP_ROWS` rows), whatever the number of runs. A snapshot without a current runs table
+    is read whole.
+    """
+    if not _has_current_table(directory):
+        return headers_of(read_snapshot(directory))
+    table = read_runs_table(directory)
+    rows = {run_id: i for i, run_id in enumerate(table.column("run_id").to_pylist())}
+
+    @functools.cache
+    def spans() -> dict[str, tuple[int, int]]:  # read on the first request: a leaderboard never needs it
+        return parquet.run_spans(directory / CASES_FILE)
+
+    def read_runs(run_ids: Sequence[str]) -> tuple[PmbRun, ...]:
+        pool = StringPool()
+        return tuple(_read_run(directory, table, rows[i], spans().get(i, (0, 0)), pool) for i in run_ids)
+
+    return PmbHeaders(table, read_fixture(directory), read_runs)
+
+
+def _read_run(directory: Path, table: pa.Table, row: int, span: tuple[int, int], pool: StringPool) -> PmbRun:
+    """Run number ``row`` of the runs table, with its cases (rows ``span`` of the cases table)."""
+    header = table.slice(row, 1).to_pylist()[0]
+    details = parquet.read_rows(directory / RUNS_TABLE_FILE, row, row + 1, DETAIL_COLUMNS).to_pylist()[0]
+    cases = parquet.read_rows(directory / CASES_FILE, *span).drop_columns(["run_id"]).to_pydict()
+    return run_from(header, details, {name: tuple(values) for name, values in cases.items()}, pool)

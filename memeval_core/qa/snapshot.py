@@ -23,9 +23,11 @@ byte-identical files, and writing a snapshot read back from disk reproduces it b
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +35,8 @@ import pyarrow as pa
 from pydantic import ValidationError
 
 from memeval_core import SCORING_VERSION, parquet
-from memeval_core.errors import SnapshotError
-from memeval_core.qa.ingest import LoadedRun, QaLoad, QaRunHeader
+from memeval_core.errors import IngestError, SnapshotError
+from memeval_core.qa.ingest import LoadedRun, QaLoad, QaRunHeader, Skipped
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
 from memeval_core.qa.models import RunMeta
 from memeval_core.qa.scoring import GroupScore, RunScore
@@ -227,11 +229,6 @@ def _run_fields(directory: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def read_qa_headers(directory: Path) -> tuple[QaRunHeader, ...]:
-    """Every run's header from ``qa-runs.jsonl`` alone: no question is read (see :func:`read_qa_snapshot`)."""
-    return tuple(QaRunHeader(**fields) for fields in _run_fields(directory, _load_doc(directory)))
-
-
 def read_qa_snapshot(directory: Path) -> QaLoad:
     """Rebuild the :class:`QaLoad` a snapshot was written from (no errors, no skipped files).
 
@@ -251,3 +248,64 @@ def read_qa_snapshot(directory: Path) -> QaLoad:
     )
     disputed = _field(doc, "disputed", str(directory / LOAD_FILE))
     return QaLoad(runs, (), (), ds, frozenset(str(d) for d in disputed))
+
+
+QaRunsReader = Callable[[Sequence[str]], tuple[LoadedRun, ...]]
+"""Reads the runs of the given ids, questions included, in that order; ``KeyError`` for an unknown id."""
+
+
+@dataclass(frozen=True)
+class QaHeaders:
+    """A QA load opened for reading: every run's header in memory, a run's questions read when it is asked for."""
+
+    runs: tuple[QaRunHeader, ...]
+    """Run headers (every leaderboard row), in load order."""
+    locomo_source: str | None
+    """The LoCoMo dataset the runs were joined against, when any."""
+    disputed: frozenset[str]
+    """Disputed LoCoMo question ids (locomo-audit)."""
+    read_runs: QaRunsReader
+    """Whole runs by id."""
+    errors: tuple[IngestError, ...] = ()
+    """One error per file that could not be loaded."""
+    skipped: tuple[Skipped, ...] = ()
+    """Files with no QA run, each with the reason."""
+
+
+def headers_of(load: QaLoad) -> QaHeaders:
+    """:class:`QaHeaders` over a load already in memory."""
+    by_id = {r.run_id: r for r in load.runs}
+    source = None if load.locomo is None else load.locomo.source
+    return QaHeaders(
+        load.runs, source, load.disputed, lambda ids: tuple(by_id[i] for i in ids), load.errors, load.skipped
+    )
+
+
+def open_qa_snapshot(directory: Path) -> QaHeaders:
+    """A QA snapshot opened for per-run reads: the run lines now, a run's questions (the Parquet row groups that
+    hold its rows) when it is asked for. Same checks as :func:`read_qa_snapshot`."""
+    doc = _load_doc(directory)
+    ds_doc = _field(doc, "locomo", str(directory / LOAD_FILE))
+    disputed = frozenset(str(d) for d in _field(doc, "disputed", str(directory / LOAD_FILE)))
+    headers = tuple(QaRunHeader(**fields) for fields in _run_fields(directory, doc))
+    path = directory / QUESTIONS_FILE
+    if parquet.schema(path).names != _WITH_RUN_ID.names:
+        raise SnapshotError(f"{path}: the columns are not those of this memeval's question table")
+    by_id = {h.run_id: h for h in headers}
+
+    @functools.cache
+    def spans() -> dict[str, tuple[int, int]]:  # read on the first request: a leaderboard never needs it
+        return parquet.run_spans(path)
+
+    def read_runs(run_ids: Sequence[str]) -> tuple[LoadedRun, ...]:
+        return tuple(_read_run(path, by_id[i], spans().get(i)) for i in run_ids)
+
+    return QaHeaders(headers, None if ds_doc is None else str(ds_doc["source"]), disputed, read_runs)
+
+
+def _read_run(path: Path, header: QaRunHeader, span: tuple[int, int] | None) -> LoadedRun:
+    fields = {f.name: getattr(header, f.name) for f in dataclasses.fields(QaRunHeader)}
+    if span is None:
+        return LoadedRun(**fields, table=SCHEMA.empty_table())
+    table = parquet.read_rows(path, *span).cast(_WITH_RUN_ID).drop_columns(["run_id"])
+    return LoadedRun(**fields, table=table)
