@@ -117,7 +117,7 @@ def show_case(runs: tuple[PmbRun, ...], fixture: PmbFixture, key: str) -> None:
 loaded = ui.load_current()
 st.title("One case, every system")
 ui.flash_sync_result()
-if not loaded.runs:
+if not loaded.identities:
     ui.empty_state(loaded)
     st.stop()
 if loaded.fixture is None:
@@ -130,5 +130,5 @@ key = ui.choice(
     "Case", "case", keys, keys[0], case_names(loaded.fixture, keys), width="stretch",
     help="Single-turn cases first, then session turns. Type to search ids and descriptions.",
 )  # fmt: skip
-ranked = (*ui.suite_runs(loaded.runs, "pmb-single-turn"), *ui.suite_runs(loaded.runs, "pmb-session"))
+ranked = (*ui.suite_runs(loaded, "pmb-single-turn"), *ui.suite_runs(loaded, "pmb-session"))
 show_case(ranked, loaded.fixture, key)

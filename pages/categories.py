@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
+import pyarrow as pa
 import streamlit as st
 
 from memeval_core import labels
@@ -15,7 +16,7 @@ from memeval_core.explore.categories import Metric, category_heatmap, pass_quali
 from memeval_core.explore.reference import reference_frame
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.pass_types import PASS_TYPES
-from memeval_core.pmb.run import Benchmark, PmbRun
+from memeval_core.pmb.run import Benchmark
 from pages import ui
 
 METRICS: tuple[Metric, ...] = ("pass_rate", "mean_precision", "mean_recall")
@@ -140,7 +141,7 @@ def charted_count(n_runs: int) -> int:
     )
 
 
-def heatmap_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:
+def heatmap_section(runs: pa.Table, fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:
     """Metric picker, heatmap (the first ``charted`` systems) and its data (all systems)."""
     metric = ui.choice("Metric", "metric", METRICS, "pass_rate", {m: labels.label(m) for m in METRICS}, radio=True)
     pivot = category_heatmap(runs, fixture, metric)
@@ -155,7 +156,7 @@ def heatmap_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Be
     ui.download_buttons(data, f"memeval-categories-{benchmark}-{metric}", "heatmap")
 
 
-def quality_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:
+def quality_section(runs: pa.Table, fixture: PmbFixture, benchmark: Benchmark, charted: int) -> None:
     """Stacked pass types per system (the first ``charted``) with the reference lines, the explanation, and
     both tables (all systems)."""
     st.subheader("What the passes are made of", anchor=False)
@@ -176,15 +177,15 @@ def quality_section(runs: tuple[PmbRun, ...], fixture: PmbFixture, benchmark: Be
 ui.flash_sync_result()
 loaded = ui.load_current()
 st.title("Categories")
-if not loaded.runs:
+if not loaded.identities:
     ui.empty_state(loaded)
     st.stop()
 if loaded.fixture is None:
     st.warning("The PrecisionMemBench fixture was not found, so categories and reference systems are unknown.")
     st.stop()
 
-benchmark = ui.benchmark_picker(loaded.runs)
-suite = ui.suite_runs(loaded.runs, benchmark)
-charted = charted_count(len(suite))
+benchmark = ui.benchmark_picker(loaded)
+suite = ui.suite_table(loaded, benchmark)
+charted = charted_count(suite.num_rows)
 heatmap_section(suite, loaded.fixture, benchmark, charted)
 quality_section(suite, loaded.fixture, benchmark, charted)

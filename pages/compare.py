@@ -44,8 +44,8 @@ from memeval_core.explore.qa_compare import (
     qa_question_detail,
 )
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.run import BENCHMARKS, PmbRun
-from memeval_core.qa.ingest import LoadedRun
+from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun, RunIdentity
+from memeval_core.qa.ingest import LoadedRun, QaRunHeader
 from memeval_core.stats.bootstrap import METHOD_NAMES, BootstrapMethod, BootstrapReport
 from pages import ui
 
@@ -404,26 +404,24 @@ def case_section(a: PmbRun, b: PmbRun, fixture: PmbFixture | None, keys: list[st
     id_table(view, stem, "case-ids")
 
 
-def compare_pmb(loaded: ui.Loaded, runs: tuple[PmbRun, ...]) -> None:
+def compare_pmb(loaded: ui.Loaded, benchmark: Benchmark, runs: tuple[RunIdentity, ...]) -> None:
     """The PMB comparison: pick A and B, the verdict, the evidence, the cases, one case opened."""
-    start_a, start_b = url_pair(
-        partial(ui.resolve_run, runs), lambda r: r.identity.display_name, runs, "a run of this suite"
-    )
-    names = [r.identity.display_name for r in runs]
+    start_a, start_b = url_pair(partial(ui.resolve_run, runs), lambda r: r.display_name, runs, "a run of this suite")
+    names = [r.display_name for r in runs]
     cols = st.columns(2)
     with cols[0]:
-        name_a = picker("A", names, "a", start_a.identity.display_name, names[0], "run-a", "Default: the leader.")
+        name_a = picker("A", names, "a", start_a.display_name, names[0], "run-a", "Default: the leader.")
     with cols[1]:
-        name_b = picker("B", names, "b", start_b.identity.display_name, names[1], "run-b", "Default: the runner-up.")
-    run_a, run_b = runs[names.index(name_a)], runs[names.index(name_b)]
-    if run_a is run_b:
+        name_b = picker("B", names, "b", start_b.display_name, names[1], "run-b", "Default: the runner-up.")
+    if name_a == name_b:
         st.info("A and B are the same run; pick two different runs.")
         return
+    run_a, run_b = ui.whole_runs(loaded, [runs[names.index(name_a)].run_id, runs[names.index(name_b)].run_id])
     pairs = paired_frame(run_a, run_b)
     keys = pair_keys(pairs)
     check_case(keys, "a case both runs have")
     pmb_statistics(run_a, run_b, loaded.fixture, st.container())
-    against_a(runs, run_a)
+    against_a(ui.suite_runs(loaded, benchmark), run_a)
     cases_section(run_a, run_b, pairs, keys)
     case_section(run_a, run_b, loaded.fixture, keys)
 
@@ -442,7 +440,7 @@ VERDICT_COLUMNS = {
 """A judge verdict's fields and the registry keys they are shown under."""
 
 
-def qa_benchmarks(runs: tuple[LoadedRun, ...]) -> list[str]:
+def qa_benchmarks(runs: tuple[QaRunHeader, ...]) -> list[str]:
     """QA benchmarks present: LoCoMo and LongMemEval first, the others alphabetically."""
     present = {r.meta.benchmark for r in runs}
     known = [b for b in QA_ORDER if b in present]
@@ -555,7 +553,7 @@ def qa_question_section(a: LoadedRun, b: LoadedRun, keys: list[str]) -> None:
     ui.download_buttons(verdicts, f"memeval-question-{view.question_id}-verdicts", "qa-verdicts")
 
 
-def qa_resolve(runs: list[LoadedRun], raw: str) -> LoadedRun | None:
+def qa_resolve(runs: list[QaRunHeader], raw: str) -> QaRunHeader | None:
     """The QA run ``raw`` names by display name or run id."""
     return next((r for r in runs if raw in (r.display_name, r.run_id)), None)
 
@@ -583,10 +581,10 @@ def compare_qa(qa: ui.QaLoaded, benchmark: str) -> None:
     with cols[1]:
         help_b = "Default: the best run comparable with the leader."
         name_b = picker("B", names, "b", start_b.display_name, pair[1].display_name, "qa-run-b", help_b)
-    run_a, run_b = runs[names.index(name_a)], runs[names.index(name_b)]
-    if run_a is run_b:
+    if name_a == name_b:
         st.info("A and B are the same run; pick two different runs.")
         return
+    run_a, run_b = ui.whole_qa_runs(qa, [runs[names.index(name_a)].run_id, runs[names.index(name_b)].run_id])
     try:
         check_pairable(run_a, run_b)
     except ValueError as exc:
@@ -604,9 +602,9 @@ def compare_qa(qa: ui.QaLoaded, benchmark: str) -> None:
 # --- The page ------------------------------------------------------------------------------------------------
 
 
-def suite_choice(pmb_runs: tuple[PmbRun, ...], qa_runs: tuple[LoadedRun, ...]) -> str:
+def suite_choice(loaded: ui.Loaded, qa_runs: tuple[QaRunHeader, ...]) -> str:
     """The PMB suites and QA benchmarks present, by name (URL ``?benchmark=``, unknown values warned about)."""
-    present = [b for b in BENCHMARKS if any(r.identity.benchmark == b for r in pmb_runs)] + qa_benchmarks(qa_runs)
+    present = [*ui.present_benchmarks(loaded), *qa_benchmarks(qa_runs)]
     names = {b: labels.benchmark_name(b) for b in present}
     return ui.choice("Benchmark", "benchmark", present, present[0], names, radio=True)
 
@@ -615,20 +613,20 @@ everything = ui.load_everything_current()
 loaded, qa = everything.pmb, everything.qa
 st.title("Compare two runs")
 ui.flash_sync_result()
-if not loaded.runs and not qa.runs:
+if not loaded.identities and not qa.runs:
     ui.empty_state(loaded)
     st.stop()
 st.caption(
     "Two runs of one benchmark, case by case (PMB) or question by question (QA): who is better, by how much, and "
     "whether the difference is real. Every choice is in the link."
 )
-choice = suite_choice(loaded.runs, qa.runs)
+choice = suite_choice(loaded, qa.runs)
 if choice not in BENCHMARKS:
     compare_qa(qa, choice)
     st.stop()
 benchmark = next(b for b in BENCHMARKS if b == choice)
-suite = ui.suite_runs(loaded.runs, benchmark)
+suite = ui.suite_identities(loaded, benchmark)
 if len(suite) < 2:
     st.info(f"Only {len(suite)} {ui.BENCHMARK_TITLES[benchmark]} run: nothing to compare.")
     st.stop()
-compare_pmb(loaded, suite)
+compare_pmb(loaded, benchmark, suite)

@@ -18,11 +18,15 @@ DIAGNOSTIC = "#adb5bd"
 REFERENCE = "#c92a2a"
 REFERENCE_DASH = {"Reference: returns nothing": "dash", "Reference: returns everything": "dot"}
 ROW_PX = 28
+CHART_RUNS = 40
+"""Bars per chart: a bar per run stops being readable long before a thousand runs (the table lists them all)."""
 
 
 def figure(board: Board) -> go.Figure:
-    """Horizontal bars of the score with their 95% intervals, best on top; references as vertical lines."""
-    runs = board.runs
+    """Horizontal bars of the score with their 95% intervals, best on top (the first :data:`CHART_RUNS`; the
+    table lists every run); references as vertical lines."""
+    runs = board.runs.head(CHART_RUNS)
+    shown = f"top {len(runs)} of {len(board.runs)} systems" if len(runs) < len(board.runs) else "system"
     names = [ui.chart_text(n) for n in runs["display_name"]]
     diagnostic = runs["badge"].str.startswith("diagnostic")
     fig = go.Figure(
@@ -56,7 +60,7 @@ def figure(board: Board) -> go.Figure:
             showarrow=False, font={"size": 11, "color": REFERENCE}, text=f"{name}: {x:.1f}%",
         )  # fmt: skip
     fig.update_layout(
-        title={"text": f"{board.score_name} by system, {ui.chart_text(board.title)}", "x": 0, "font": {"size": 15}},
+        title={"text": f"{board.score_name} by {shown}, {ui.chart_text(board.title)}", "x": 0, "font": {"size": 15}},
         height=max(260, ROW_PX * len(runs) + 110 + 22 * len(refs)),
         margin={"l": 10, "r": 20, "t": 60 + 22 * len(refs), "b": 50},
         xaxis={
@@ -89,7 +93,7 @@ def cached_boards(_everything: ui.Everything, publishable_only: bool, key: str) 
     """The boards of one load (simulating the reference systems costs more than a rerun should)."""
     del key  # only part of the cache key
     pmb, qa = _everything.pmb, _everything.qa
-    return all_boards(pmb.runs, pmb.fixture, qa.runs, publishable_only=publishable_only)
+    return all_boards(pmb.table, pmb.fixture, qa.runs, publishable_only=publishable_only)
 
 
 def board_section(board: Board, index: int) -> None:
@@ -132,7 +136,7 @@ def board_section(board: Board, index: int) -> None:
 ui.flash_sync_result()
 everything = ui.load_everything_current()
 st.title("Memory-system leaderboard")
-if not everything.pmb.runs and not everything.qa.runs:
+if not everything.pmb.identities and not everything.qa.runs:
     ui.empty_state(everything.pmb)
     st.stop()
 top = st.container(horizontal=True, vertical_alignment="center")

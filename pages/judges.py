@@ -539,7 +539,7 @@ if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-folded = lineup.fold(loaded.runs)  # judged files join the runs they re-judge
+folded = lineup.fold(ui.whole_qa_runs(loaded))  # judged files join the runs they re-judge
 multi = [r for r in folded.runs if judges.is_multi_judge(r)]
 if not multi:
     st.info("No run in this results directory has questions graded by two or more judges.")

@@ -24,7 +24,7 @@ from memeval_core.explore.latency_view import (
     log_ticks,
 )
 from memeval_core.explore.pareto import Quality, pareto_frame, quality_latency_points
-from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
+from memeval_core.pmb.run import Benchmark, PmbRun
 from pages import ui
 
 QUALITY_LABELS: dict[str, Quality] = {"active passes": "active_retrieval", "mean precision": "mean_precision"}
@@ -272,16 +272,16 @@ def pareto_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
 st.title("Latency")
 ui.flash_sync_result()
 loaded = ui.load_current()
-if not loaded.runs:
+if not loaded.identities:
     ui.empty_state(loaded)
     st.stop()
 
-present = [b for b in BENCHMARKS if any(r.identity.benchmark == b for r in loaded.runs)]
+present = ui.present_benchmarks(loaded)
 chosen = ui.choice(
     "Benchmark", "benchmark", present, present[0], {b: labels.benchmark_name(b) for b in present}, radio=True
 )
 benchmark: Benchmark = next(b for b in present if b == chosen)
-suite = ui.suite_runs(loaded.runs, benchmark)
+suite = ui.suite_runs(loaded, benchmark)
 fastest_first = summary_section(suite, benchmark)
 pareto_section(suite, benchmark)
 distribution_section(suite, benchmark, fastest_first)

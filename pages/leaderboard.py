@@ -7,11 +7,13 @@ and its downloads (``rank`` is memeval's ranking), ``?mismatches-<benchmark>=tru
 from __future__ import annotations
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import streamlit as st
 
 from memeval_core import labels, leaderboard
 from memeval_core.explore.home import made_by
-from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
+from memeval_core.pmb.run import BENCHMARKS, Benchmark
 from pages import ui
 
 RANK = "rank"
@@ -23,10 +25,11 @@ ORDERS = ("descending", "ascending")
 MISMATCH_BLOCKS_LIMIT = 30  # up to this many runs with mismatches get a text block each; more go in one table
 
 
-def table(runs: tuple[PmbRun, ...], benchmark: Benchmark, sort: str, descending: bool) -> pd.DataFrame:
-    """The table of one suite, as shown and downloaded (machine keys): rank first, pass types split in three,
-    a ``status`` badge after the name; ``mean_drift`` only for session runs. Rank order, or sorted by ``sort``."""
-    rows = leaderboard.rows(runs, benchmark)
+def table(runs: pa.Table, benchmark: Benchmark, sort: str, descending: bool) -> pd.DataFrame:
+    """The table of one suite (``runs``: its rows of the runs table), as shown and downloaded (machine keys):
+    rank first, pass types split in three, a ``status`` badge after the name; ``mean_drift`` only for session
+    runs. Rank order, or sorted by ``sort``."""
+    rows = leaderboard.table_rows(runs, benchmark)
     df = pd.DataFrame([leaderboard.flat(r) for r in rows])
     df.insert(0, RANK, range(1, len(df) + 1))
     df.insert(
@@ -35,32 +38,31 @@ def table(runs: tuple[PmbRun, ...], benchmark: Benchmark, sort: str, descending:
     if benchmark != "pmb-session":
         df = df.drop(columns="mean_drift")
     # What each report says about how it was made (memeval's runner: package, version, day, wrapper URL).
-    stated = {r.identity.run_id: made_by(r.provenance) for r in runs}
+    provenance = runs.select(["run_id", "provenance"]).to_pylist()
+    stated = {r["run_id"]: made_by([(p["key"], p["value"]) for p in r["provenance"]]) for r in provenance}
     df["made_by"] = [stated[r["run_id"]] for r in rows]
     return ui.sort_frame(df, None if sort == RANK else sort, descending)
 
 
-def mismatch_list(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
-    """An expander listing every mismatch of every run of ``benchmark``, as plain text."""
-    bad = [r for r in runs if r.identity.benchmark == benchmark and r.mismatches]
-    total = sum(r.identity.benchmark == benchmark for r in runs)
-    label = f"Verification details: {len(bad)} of {total} runs with mismatches"
+def mismatch_list(runs: pa.Table, benchmark: Benchmark) -> None:
+    """An expander listing every mismatch of every run of ``benchmark`` (``runs``: its rows of the runs table)."""
+    listed = runs.select(["display_name", "run_id", "source", "mismatches"]).to_pylist()
+    bad = [r for r in listed if r["mismatches"]]
+    label = f"Verification details: {len(bad)} of {len(listed)} runs with mismatches"
     with st.expander(label, **ui.url_bound(f"mismatches-{benchmark}")):
         if not bad:
             st.text("Every stated value of every run matches its re-derived value.")
         elif len(bad) > MISMATCH_BLOCKS_LIMIT:
             # Two elements per run cost a second at a thousand runs; one table scrolls and downloads.
-            rows = [
-                (r.identity.display_name, r.identity.run_id, r.identity.source, m) for r in bad for m in r.mismatches
-            ]
+            rows = [(r["display_name"], r["run_id"], r["source"], m) for r in bad for m in r["mismatches"]]
             df = pd.DataFrame(rows, columns=["display_name", "run_id", "source", "mismatch"])
             ui.table(df, key=f"mismatches-table-{benchmark}", height=360)
             ui.download_buttons(df, f"memeval-mismatches-{benchmark}", key=f"mismatches-download-{benchmark}")
         else:
             for r in bad:
-                n = len(r.mismatches)
-                ui.plain(f"{r.identity.display_name} ({r.identity.source}): {n} mismatch{'es' if n != 1 else ''}")
-                st.code("\n".join(r.mismatches), language=None, wrap_lines=True)
+                n = len(r["mismatches"])
+                ui.plain(f"{r['display_name']} ({r['source']}): {n} mismatch{'es' if n != 1 else ''}")
+                st.code("\n".join(r["mismatches"]), language=None, wrap_lines=True)
 
 
 def explanation() -> None:
@@ -89,26 +91,26 @@ definition; click it to sort the view (the *Sort by* control also sorts the down
 ui.flash_sync_result()
 loaded = ui.load_current()
 st.title("PrecisionMemBench details")
-if not loaded.runs:
+if not loaded.identities:
     ui.empty_state(loaded)
     st.stop()
 
-present = [b for b in BENCHMARKS if any(r.identity.benchmark == b for r in loaded.runs)]
+present = ui.present_benchmarks(loaded)
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:
     names = {b: labels.benchmark_name(b) for b in present}
     benchmark = ui.choice("Suite", "benchmark", present, present[0], names, radio=True)
     sort = ui.choice("Sort by", "sort", SORTABLE, RANK, {c: labels.label(c) for c in SORTABLE}, width=220)
     order = ui.choice("Order", "order", ORDERS, "descending", radio=True)
-runs = tuple(r for r in loaded.runs if r.identity.benchmark == benchmark)
 suite = next(b for b in BENCHMARKS if b == benchmark)
+runs = loaded.table.filter(pc.equal(loaded.table["benchmark"], suite))
 df = table(runs, suite, sort, order == "descending")
-n_verified = sum(r.verified for r in runs)
-note = f"{len(runs)} runs, {n_verified} verified."
+n_verified = int(pc.sum(pc.equal(pc.list_value_length(runs["mismatches"]), 0)).as_py() or 0)
+note = f"{runs.num_rows} runs, {n_verified} verified."
 if sort not in df.columns:
     note += f" {labels.label(sort)} does not apply to this suite; shown in rank order."
 st.caption(note)
 ui.table(df, key=f"table-{benchmark}", height="content", hide=("run_id", "benchmark", "mismatches", "verified"))
 ui.download_buttons(df, f"memeval-leaderboard-{benchmark}", key=f"download-{benchmark}")
-mismatch_list(loaded.runs, suite)
+mismatch_list(runs, suite)
 explanation()

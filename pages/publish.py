@@ -26,7 +26,7 @@ st.title("Publish to a Hugging Face Space")
 ui.refuse_unless_writer("publishing")
 
 loaded = ui.load_current()
-if not loaded.runs:
+if not loaded.identities:
     ui.empty_state(loaded)
     st.stop()
 

@@ -233,7 +233,7 @@ if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-runs = lineup.fold(loaded.runs).runs  # re-judged runs carry every judge's verdicts
+runs = lineup.fold(ui.whole_qa_runs(loaded)).runs  # re-judged runs carry every judge's verdicts
 names = benchmarks(runs)
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:

@@ -12,7 +12,8 @@ import streamlit as st
 
 from memeval_core import labels
 from memeval_core.explore.run_view import RunView, find, pmb_view, qa_view, ranked
-from memeval_core.pmb.run import PmbRun
+from memeval_core.pmb.run import RunIdentity
+from memeval_core.qa.ingest import QaRunHeader
 from pages import ui
 
 
@@ -89,34 +90,30 @@ def body(view: RunView) -> None:
 
 
 everything = ui.load_everything_current()
-pmb_runs, qa_runs = everything.pmb.runs, everything.qa.runs
+pmb_ids, qa_runs = everything.pmb.identities, everything.qa.runs
 title = st.empty()  # filled once the run is known, so the title stays the first thing on the page
-if not pmb_runs and not qa_runs:
+if not pmb_ids and not qa_runs:
     title.title("Run")
     ui.empty_state(everything.pmb)
     st.stop()
-in_order = ranked(pmb_runs, qa_runs)
-ids = [r.identity.run_id if isinstance(r, PmbRun) else r.run_id for r in in_order]
+ids = ranked(everything.pmb.table, qa_runs)
+by_id: dict[str, RunIdentity | QaRunHeader] = {**{r.run_id: r for r in pmb_ids}, **{q.run_id: q for q in qa_runs}}
 names = [
-    f"{r.identity.display_name} · {labels.benchmark_name(r.identity.benchmark)}"
-    if isinstance(r, PmbRun)
-    else f"{r.display_name} · {labels.benchmark_name(r.meta.benchmark)}"
-    for r in in_order
+    f"{r.display_name} · {labels.benchmark_name(r.benchmark if isinstance(r, RunIdentity) else r.meta.benchmark)}"
+    for r in (by_id[i] for i in ids)
 ]
 raw = st.query_params.get("run")
-found = find(pmb_runs, qa_runs, raw) if raw else None
+found = find(pmb_ids, qa_runs, raw) if raw else None
 if found is not None:
     # A link may name the run by its system's name: the URL is rewritten to the run id.
-    st.query_params["run"] = found.identity.run_id if isinstance(found, PmbRun) else found.run_id
+    st.query_params["run"] = found.run_id
 run_id = pick(names, ids, ids[0])
-run = find(pmb_runs, qa_runs, run_id)
-assert run is not None  # run_id is one of ids
-if isinstance(run, PmbRun):
-    view = pmb_view(
-        run, [r for r in pmb_runs if r.identity.benchmark == run.identity.benchmark], everything.pmb.fixture
-    )
+chosen = by_id[run_id]
+if isinstance(chosen, RunIdentity):
+    (run,) = ui.whole_runs(everything.pmb, [run_id])
+    view = pmb_view(run, everything.pmb.table, everything.pmb.fixture)
 else:
-    view = qa_view(run, qa_runs)
+    view = qa_view(chosen, qa_runs)
 title.title(ui.md_escape(view.name), anchor=False)
 st.caption(ui.md_escape(f"{labels.benchmark_name(view.benchmark)} · {view.provenance[0][1]}"))
 upstream(view)

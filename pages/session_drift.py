@@ -251,17 +251,17 @@ def latency_section(runs: tuple[PmbRun, ...], all_runs: tuple[PmbRun, ...], fixt
 st.title("Session drift")
 ui.flash_sync_result()
 loaded = ui.load_current()
-if not loaded.runs:
+if not loaded.identities:
     ui.empty_state(loaded)
     st.stop()
 if loaded.fixture is None:
     st.warning("The PrecisionMemBench fixture was not found, so session turns cannot be labelled.")
     st.stop()
-session_runs = ui.suite_runs(loaded.runs, "pmb-session")
+session_runs = ui.suite_runs(loaded, "pmb-session")
 if not session_runs:
     st.info("No session runs in the results directory.")
     st.stop()
-single_runs = ui.suite_runs(loaded.runs, "pmb-single-turn")
+single_runs = ui.suite_runs(loaded, "pmb-single-turn")
 top = st.container(horizontal=True, vertical_alignment="center")
 with top:
     st.caption(

@@ -18,21 +18,25 @@ import ipaddress
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from memeval_core import csvsafe, labels, leaderboard, settings, tree
 from memeval_core.export.space import md_code
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
-from memeval_core.results import load_all_results
+from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun, RunIdentity
+from memeval_core.pmb.runs_table import IDENTITY_COLUMNS
+from memeval_core.pmb.snapshot import RunsReader
+from memeval_core.qa.snapshot import QaRunsReader
+from memeval_core.results import load_headers
 from memeval_core.sync import SyncError, sync_catalogue
 from memeval_core.unloaded import NotLoaded, not_loaded
 
@@ -62,18 +66,28 @@ class LoadProblem:
 
 @dataclass(frozen=True)
 class Loaded:
-    """Everything loaded from the results directory, as the pages see it."""
+    """The PMB runs of the results directory as the pages see them: headers in memory, whole runs on request.
+
+    A page that shows a leaderboard reads :attr:`table` alone; one that shows cases asks :func:`whole_runs` for
+    the runs it shows, so memory grows with the runs on screen, not with every case of every run.
+    """
 
     results_dir: str
     """The results directory that was read."""
-    runs: tuple[PmbRun, ...]
-    """Re-scored, verified PMB runs (single-turn first)."""
+    table: pa.Table
+    """The runs table's header columns (:mod:`memeval_core.pmb.runs_table`): every leaderboard row."""
+    identities: tuple[RunIdentity, ...]
+    """Every run's identity, in load order (single-turn first)."""
     errors: tuple[LoadProblem, ...]
     """Files that could not be loaded."""
     fixture: PmbFixture | None
     """The PMB fixture the runs were scored against."""
     skipped: tuple[str, ...]
     """JSON files that are neither PMB reports nor fixtures."""
+    read_runs: RunsReader = field(compare=False, repr=False)
+    """Whole runs by id (use :func:`whole_runs`, which caches them)."""
+    key: str = ""
+    """The fingerprint of the files the runs were loaded from."""
 
 
 def results_root() -> Path:
@@ -524,50 +538,80 @@ CLASS_COLOURS: dict[str, str] = {
 """Text colour of each id classification (memeval_core.explore.case_view.ID_CLASSES)."""
 
 
-def benchmark_picker(runs: Sequence[PmbRun], key: str = "benchmark") -> Benchmark:
-    """A horizontal radio of the PMB suites present in ``runs`` (URL ``?benchmark=``, a warning for an unknown
-    value); single-turn first."""
-    present = [b for b in BENCHMARKS if any(r.identity.benchmark == b for r in runs)]
+def present_benchmarks(loaded: Loaded) -> list[Benchmark]:
+    """The PMB suites that have runs, single-turn first."""
+    present = {i.benchmark for i in loaded.identities}
+    return [b for b in BENCHMARKS if b in present]
+
+
+def benchmark_picker(loaded: Loaded, key: str = "benchmark") -> Benchmark:
+    """A horizontal radio of the PMB suites present (URL ``?benchmark=``, a warning for an unknown value);
+    single-turn first."""
+    present = present_benchmarks(loaded)
     chosen = choice("Suite", key, present, present[0], {b: labels.benchmark_name(b) for b in present}, radio=True)
     return next(b for b in BENCHMARKS if b == chosen)
 
 
-def suite_runs(runs: Sequence[PmbRun], benchmark: Benchmark) -> tuple[PmbRun, ...]:
-    """The runs of one suite in leaderboard rank order (the leader first)."""
-    by_id = {r.identity.run_id: r for r in runs if r.identity.benchmark == benchmark}
-    return tuple(by_id[row["run_id"]] for row in leaderboard.rows(list(by_id.values()), benchmark))
+def suite_identities(loaded: Loaded, benchmark: Benchmark) -> tuple[RunIdentity, ...]:
+    """The runs of one suite in leaderboard rank order (the leader first), from the runs table alone."""
+    by_id = {i.run_id: i for i in loaded.identities if i.benchmark == benchmark}
+    return tuple(by_id[row["run_id"]] for row in leaderboard.table_rows(loaded.table, benchmark))
 
 
-def resolve_run(runs: Sequence[PmbRun], raw: str | None) -> PmbRun | None:
+def suite_table(loaded: Loaded, benchmark: Benchmark) -> pa.Table:
+    """The runs table's rows of one suite in leaderboard rank order (the leader first)."""
+    index = {run_id: n for n, run_id in enumerate(loaded.table.column("run_id").to_pylist())}
+    return loaded.table.take([index[i.run_id] for i in suite_identities(loaded, benchmark)])
+
+
+def suite_runs(loaded: Loaded, benchmark: Benchmark) -> tuple[PmbRun, ...]:
+    """The whole runs (cases included) of one suite in leaderboard rank order: for pages that show every run's
+    cases."""
+    return whole_runs(loaded, tuple(i.run_id for i in suite_identities(loaded, benchmark)))
+
+
+# cache_resource: the runs are immutable and shared between sessions; a filter change on a page re-reads nothing.
+@st.cache_resource(max_entries=16, show_spinner="Reading runs…")
+def _read_runs(_loaded: Loaded, results_dir: str, key: str, run_ids: tuple[str, ...]) -> tuple[PmbRun, ...]:
+    del results_dir, key  # only part of the cache key
+    return _loaded.read_runs(run_ids)
+
+
+def whole_runs(loaded: Loaded, run_ids: Sequence[str]) -> tuple[PmbRun, ...]:
+    """The runs ``run_ids`` name, cases included, in that order (read once per load and set of ids)."""
+    return _read_runs(loaded, loaded.results_dir, loaded.key, tuple(run_ids))
+
+
+def resolve_run(runs: Sequence[RunIdentity], raw: str | None) -> RunIdentity | None:
     """The run ``raw`` names: by display name, else by run id, else by provider when exactly one run has it."""
     if not raw:
         return None
-    for field in ("display_name", "run_id"):
+    for name in ("display_name", "run_id"):
         for r in runs:
-            if getattr(r.identity, field) == raw:
+            if getattr(r, name) == raw:
                 return r
-    by_provider = [r for r in runs if r.identity.provider == raw]
+    by_provider = [r for r in runs if r.provider == raw]
     return by_provider[0] if len(by_provider) == 1 else None
 
 
-def run_picker(label: str, runs: Sequence[PmbRun], param: str, default: PmbRun, help: str | None = None) -> PmbRun:
+def run_picker(
+    label: str, runs: Sequence[RunIdentity], param: str, default: RunIdentity, help: str | None = None
+) -> RunIdentity:
     """A selectbox of ``runs`` by display name, mirrored in the URL as ``?param=<display name>``.
 
     The URL may name the run by display name, run id or provider (see :func:`resolve_run`); the
     link is rewritten to the display name, and dropped when it names ``default``. Not a bound
     widget because a bound widget would discard run ids and provider names as unknown options.
     """
-    names = [r.identity.display_name for r in runs]
-    default_name = default.identity.display_name
+    names = [r.display_name for r in runs]
+    default_name = default.display_name
     key = f"run-{param}"
 
     def to_url() -> None:
         set_url_value(param, st.session_state[key], default_name)
 
     start = resolve_run(runs, st.query_params.get(param)) or default
-    name = st.selectbox(
-        label, names, index=names.index(start.identity.display_name), key=key, on_change=to_url, help=help
-    )
+    name = st.selectbox(label, names, index=names.index(start.display_name), key=key, on_change=to_url, help=help)
     set_url_value(param, name, default_name)
     return runs[names.index(name)]
 
@@ -632,7 +676,7 @@ def pct(value: float | None, digits: int = 4) -> str:
 
 # --- QA benchmarks (LoCoMo, LongMemEval, ...): cached loading and the sidebar ----------------------
 
-from memeval_core.qa.ingest import LoadedRun  # noqa: E402  (kept with the QA helpers below)
+from memeval_core.qa.ingest import LoadedRun, QaRunHeader  # noqa: E402  (kept with the QA helpers below)
 
 DATASETS_ENV = settings.DATASETS_ENV
 """Environment variable naming a folder with ``locomo10.json``; unset: it is looked for under the results."""
@@ -646,8 +690,8 @@ class QaLoaded:
     """The results directory that was read."""
     datasets_dir: str | None
     """The datasets directory (``$MEMEVAL_DATASETS``), when set."""
-    runs: tuple[LoadedRun, ...]
-    """Imported, joined and scored runs, by benchmark then display name."""
+    runs: tuple[QaRunHeader, ...]
+    """Every imported, joined and scored run's header (no question), by benchmark then display name."""
     errors: tuple[LoadProblem, ...]
     """Files that could not be loaded."""
     skipped: tuple[str, ...]
@@ -656,6 +700,23 @@ class QaLoaded:
     """Where locomo10.json was read from, when found."""
     n_disputed: int
     """LoCoMo questions with a disputed gold answer (locomo-audit ``errors.json``), 0 when not found."""
+    read_runs: QaRunsReader = field(compare=False, repr=False)
+    """Whole runs by id (use :func:`whole_qa_runs`, which caches them)."""
+    key: str = ""
+    """The fingerprint of the files the runs were loaded from."""
+
+
+@st.cache_resource(max_entries=16, show_spinner="Reading runs…")
+def _read_qa_runs(_loaded: QaLoaded, results_dir: str, key: str, run_ids: tuple[str, ...]) -> tuple[LoadedRun, ...]:
+    del results_dir, key  # only part of the cache key
+    return _loaded.read_runs(run_ids)
+
+
+def whole_qa_runs(loaded: QaLoaded, run_ids: Sequence[str] | None = None) -> tuple[LoadedRun, ...]:
+    """The QA runs ``run_ids`` name (default: every run), questions included, in that order (read once per load
+    and set of ids)."""
+    ids = tuple(r.run_id for r in loaded.runs) if run_ids is None else tuple(run_ids)
+    return _read_qa_runs(loaded, loaded.results_dir, loaded.key, ids)
 
 
 def datasets_root() -> Path | None:
@@ -682,28 +743,35 @@ def _problems(errors: Sequence[Any]) -> tuple[LoadProblem, ...]:
     return tuple(LoadProblem(e.file, e.path, e.message, e.hint) for e in errors)
 
 
-# cache_resource, not cache_data: cache_data unpickles a fresh copy of the whole load on every rerun (seconds at
-# 1,000 runs), while the load is immutable (frozen dataclasses, tuples) and safe to share between sessions.
-# One entry per results directory and fingerprint; a changed directory replaces it, so memory stays bounded.
+# cache_resource, not cache_data: cache_data unpickles a fresh copy on every rerun, while the headers are
+# immutable (frozen dataclasses, Arrow tables) and safe to share between sessions. One entry per results
+# directory and fingerprint; a changed directory replaces it, so memory stays bounded.
 @st.cache_resource(show_spinner="Loading and re-scoring results…", max_entries=2)
 def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: str | None, key: str) -> Everything:
-    """Load, re-score and verify every PMB and QA file under ``results_dir`` (cached per fingerprint ``key``).
+    """Open every PMB and QA file under ``results_dir``: run headers now, whole runs when a page asks for them
+    (cached per fingerprint ``key``).
 
-    A directory holding a snapshot (an export) is read from it; see :mod:`memeval_core.results`.
+    A directory holding a snapshot (an export) is read from it; raw reports are loaded, re-scored and verified
+    once and then read from the cache entry (see :mod:`memeval_core.results`).
     """
     root = Path(results_dir)
-    pmb, qa = load_all_results(root, root, Path(fixtures_dir) if fixtures_dir else None,
-                               Path(datasets_dir) if datasets_dir else None)  # fmt: skip
+    pmb, qa = load_headers(root, root, Path(fixtures_dir) if fixtures_dir else None,
+                           Path(datasets_dir) if datasets_dir else None)  # fmt: skip
+    identities = tuple(RunIdentity(**row) for row in pmb.table.select(list(IDENTITY_COLUMNS)).to_pylist())
     return Everything(
-        pmb=Loaded(results_dir, pmb.runs, _problems(pmb.errors), pmb.fixture, pmb.skipped),
+        pmb=Loaded(
+            results_dir, pmb.table, identities, _problems(pmb.errors), pmb.fixture, pmb.skipped, pmb.read_runs, key
+        ),
         qa=QaLoaded(
             results_dir=results_dir,
             datasets_dir=datasets_dir,
             runs=qa.runs,
             errors=_problems(qa.errors),
             skipped=tuple(f"{s.file}: {s.reason}" for s in qa.skipped),
-            locomo_source=qa.locomo.source if qa.locomo is not None else None,
+            locomo_source=qa.locomo_source,
             n_disputed=len(qa.disputed),
+            read_runs=qa.read_runs,
+            key=key,
         ),
         not_loaded=tuple(not_loaded(pmb, qa)),
         key=key,
@@ -735,8 +803,8 @@ def sidebar(everything: Everything) -> None:
     with st.sidebar:
         st.caption(f"Results: {shown_path(pmb.results_dir)}", help=f"Set with ${settings.RESULTS_ENV}.")
         counts: dict[str, int] = {}
-        for r in pmb.runs:
-            counts[r.identity.benchmark] = counts.get(r.identity.benchmark, 0) + 1
+        for r in pmb.identities:
+            counts[r.benchmark] = counts.get(r.benchmark, 0) + 1
         for q in qa.runs:
             counts[q.meta.benchmark] = counts.get(q.meta.benchmark, 0) + 1
         lines = [f"{md_escape(labels.benchmark_name(b))}: {n} run{'s' if n != 1 else ''}" for b, n in counts.items()]

@@ -33,7 +33,7 @@ if not files:
     st.info("Drop one or more result files to check them.")
     st.stop()
 
-existing_pmb = leaderboard.rows(loaded.runs)
+existing_pmb = leaderboard.table_rows(loaded.table)
 datasets_dir = ui.datasets_root()
 existing_qa = qa_leaderboard.rows(everything.qa.runs)
 locomo = find_locomo(datasets_dir or results) if results.is_dir() else None

@@ -339,7 +339,7 @@ def test_fingerprint_follows_file_changes(tmp_path: Path) -> None:
 def test_load_is_cached_per_fingerprint(pmb_results: Path) -> None:
     fp = ui.fingerprint(pmb_results)
     first = ui.load_everything(str(pmb_results), None, None, fp)
-    assert len(first.pmb.runs) == 24 and first.pmb.errors == ()
+    assert len(first.pmb.identities) == first.pmb.table.num_rows == 24 and first.pmb.errors == ()
     assert ui.load_everything(str(pmb_results), None, None, fp) is first
 
 

@@ -9,6 +9,7 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from memeval_core.explore import home
+from memeval_core.pmb.runs_table import runs_table
 from memeval_core.results import load_all_results
 
 
@@ -28,7 +29,7 @@ def boards(shared_data: Path) -> list[home.Board]:
     if not (shared_data / "precisionmembench").is_dir():
         pytest.skip(f"{shared_data} lacks the public PMB data")
     pmb, qa = load_all_results(shared_data, shared_data, cache_dir=None)
-    return home.all_boards(pmb.runs, pmb.fixture, qa.runs)
+    return home.all_boards(runs_table(pmb.runs), pmb.fixture, qa.runs)
 
 
 def test_pmb_board_keeps_the_rank_and_adds_the_references(boards: list[home.Board]) -> None:

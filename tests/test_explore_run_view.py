@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memeval_core.explore import run_view
-from memeval_core.pmb.run import PmbRun
+from memeval_core.pmb.runs_table import runs_table
 from memeval_core.results import load_all_results
 
 
@@ -21,19 +21,21 @@ def loads(shared_data: Path) -> tuple:  # type: ignore[type-arg]
 def test_find_by_id_then_by_name(loads: tuple) -> None:  # type: ignore[type-arg]
     pmb, qa = loads
     mem0 = next(r for r in pmb.runs if r.identity.display_name == "mem0" and r.identity.benchmark == "pmb-single-turn")
-    assert run_view.find(pmb.runs, qa.runs, mem0.identity.run_id) is mem0
-    assert run_view.find(pmb.runs, qa.runs, "mem0") is mem0, "a name several runs share: PMB single-turn first"
-    assert run_view.find(pmb.runs, qa.runs, "no such run") is None
-    ordered = run_view.ranked(pmb.runs, qa.runs)
-    assert isinstance(ordered[0], PmbRun) and ordered[0].identity.display_name == "tenure"
-    assert len(ordered) == len(pmb.runs) + len(qa.runs)
+    identities = [r.identity for r in pmb.runs]
+    assert run_view.find(identities, qa.runs, mem0.identity.run_id) is mem0.identity
+    assert run_view.find(identities, qa.runs, "mem0") is mem0.identity, "a shared name: PMB single-turn first"
+    assert run_view.find(identities, qa.runs, "no such run") is None
+    ordered = run_view.ranked(runs_table(pmb.runs), qa.runs)
+    by_id = {r.identity.run_id: r for r in pmb.runs}
+    assert by_id[ordered[0]].identity.display_name == "tenure"
+    assert sorted(ordered) == sorted([*by_id, *(q.run_id for q in qa.runs)])
 
 
 def test_pmb_view(loads: tuple) -> None:  # type: ignore[type-arg]
     pmb, _ = loads
     single = [r for r in pmb.runs if r.identity.benchmark == "pmb-single-turn"]
     mem0 = next(r for r in single if r.identity.display_name == "mem0")
-    view = run_view.pmb_view(mem0, single, pmb.fixture)
+    view = run_view.pmb_view(mem0, runs_table(single), pmb.fixture)
     assert (view.score, view.items, view.rank, view.of) == (9 / 77, 77, 11, 13)
     assert view.status == "✗ 7 mismatches" and len(view.problems) == 7
     assert len(view.failures) == 77 - 9 and {"case_id", "category", "failure"} <= set(view.failures.columns)

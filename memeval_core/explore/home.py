@@ -21,14 +21,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from memeval_core import labels, leaderboard
 from memeval_core.catalogue import CatalogueError, upstream_of, upstream_record
 from memeval_core.explore.reference import REFERENCE_NAMES, reference_system
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun
+from memeval_core.pmb.run import BENCHMARKS, Benchmark
 from memeval_core.qa import leaderboard as qa_leaderboard
-from memeval_core.qa.ingest import LoadedRun
+from memeval_core.qa.ingest import QaRunHeader
 
 Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
@@ -138,13 +139,15 @@ def verification_badge(mismatches: Sequence[str]) -> str:
     return "✓ verified" if n == 0 else f"✗ {n} mismatch{'es' if n != 1 else ''}"
 
 
-def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture | None) -> Board | None:
-    """The board of one PMB suite, references included when the fixture is known; None without runs."""
-    rows = leaderboard.rows(list(runs), benchmark)
+def pmb_board(runs: pa.Table, benchmark: Benchmark, fixture: PmbFixture | None) -> Board | None:
+    """The board of one PMB suite from the runs table (:mod:`memeval_core.pmb.runs_table`), references included
+    when the fixture is known; None without runs."""
+    rows = leaderboard.table_rows(runs, benchmark)
     if not rows:
         return None
-    files = {r.identity.run_id: (r.identity.source, r.identity.sha256) for r in runs}
-    provenance = {r.identity.run_id: r.provenance for r in runs}
+    listed = runs.select(["run_id", "source", "sha256", "provenance"]).to_pylist()
+    files = {r["run_id"]: (r["source"], r["sha256"]) for r in listed}
+    provenance = {r["run_id"]: [(p["key"], p["value"]) for p in r["provenance"]] for r in listed}
     out = [
         _row(
             i,
@@ -168,7 +171,7 @@ def pmb_board(runs: Sequence[PmbRun], benchmark: Benchmark, fixture: PmbFixture 
     return Board(benchmark, labels.benchmark_name(benchmark), "Pass rate", "cases", frame)
 
 
-def qa_boards(runs: Sequence[LoadedRun], publishable_only: bool = False) -> list[Board]:
+def qa_boards(runs: Sequence[QaRunHeader], publishable_only: bool = False) -> list[Board]:
     """One board per QA rank group (benchmark, and LoCoMo's category-5 rule), ranked by accuracy."""
     files = {q.run_id: (q.meta.source_file, q.meta.source_sha256) for q in runs}
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -178,9 +181,12 @@ def qa_boards(runs: Sequence[LoadedRun], publishable_only: bool = False) -> list
     boards = []
     for group, members in groups.items():
         members.sort(key=lambda r: (-r["accuracy"], r["display_name"]))
+        first: dict[float, int] = {}  # rank = 1 + runs with a higher accuracy = first position of this accuracy
+        for i, m in enumerate(members, start=1):
+            first.setdefault(m["accuracy"], i)
         out = []
         for r in members:
-            rank = 1 + sum(m["accuracy"] > r["accuracy"] for m in members)
+            rank = first[r["accuracy"]]
             badge = "✓ publishable" if r["publishable"] else "diagnostic: " + "; ".join(r["not_publishable_because"])
             out.append(
                 _row(
@@ -202,9 +208,10 @@ def qa_boards(runs: Sequence[LoadedRun], publishable_only: bool = False) -> list
 
 
 def all_boards(
-    pmb_runs: Sequence[PmbRun], fixture: PmbFixture | None, qa_runs: Sequence[LoadedRun], publishable_only: bool = False
+    pmb_runs: pa.Table, fixture: PmbFixture | None, qa_runs: Sequence[QaRunHeader], publishable_only: bool = False
 ) -> list[Board]:
-    """Every board: PMB single-turn, PMB session, then the QA benchmarks."""
+    """Every board (PMB runs from the runs table, QA runs from their headers): PMB single-turn, PMB session, then
+    the QA benchmarks."""
     pmb = [b for b in (pmb_board(pmb_runs, bm, fixture) for bm in BENCHMARKS) if b is not None]
     return [*pmb, *qa_boards(qa_runs, publishable_only)]
 

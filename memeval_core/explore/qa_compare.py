@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 
 from memeval_core.explore.paired import TABLE_COLUMNS, PairedReport, Terms, paired_stats
-from memeval_core.qa.ingest import LoadedRun
+from memeval_core.qa.ingest import LoadedRun, QaRunHeader
 from memeval_core.qa.models import QaQuestion
 from memeval_core.qa.scoring import QuestionScore, passes, rescale
 from memeval_core.stats.bootstrap import BootstrapMethod
@@ -58,13 +59,14 @@ QA_PAIR_COLUMNS = [
 ]
 
 Scored = tuple[QaQuestion, QuestionScore]
+H = TypeVar("H", bound=QaRunHeader)
 
 
-def _source(run: LoadedRun) -> str:
+def _source(run: QaRunHeader) -> str:
     return run.meta.source_file or run.run_id
 
 
-def check_pairable(run_a: LoadedRun, run_b: LoadedRun) -> None:
+def check_pairable(run_a: QaRunHeader, run_b: QaRunHeader) -> None:
     """Raise :class:`ValueError` unless A and B are of one benchmark and agree on scoring LoCoMo category 5."""
     ma, mb = run_a.meta, run_b.meta
     if ma.benchmark != mb.benchmark:
@@ -306,7 +308,7 @@ def qa_question_detail(run_a: LoadedRun, run_b: LoadedRun, question_id: str) -> 
     raise ValueError(f"question {question_id!r} is not scored in both {_source(run_a)} and {_source(run_b)}")
 
 
-def default_pair(runs: Sequence[LoadedRun]) -> tuple[LoadedRun, LoadedRun] | None:
+def default_pair(runs: Sequence[H]) -> tuple[H, H] | None:
     """The leader and the runner-up that can be paired, or None when no two runs can.
 
     Runs are ordered like the leaderboard: publishable first, then by accuracy (descending), then

@@ -12,15 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
+import pyarrow as pa
 
 from memeval_core import labels, leaderboard
 from memeval_core.catalogue import CatalogueError, Upstream, upstream_of
 from memeval_core.explore.categories import category_table
 from memeval_core.explore.home import INTERVAL_METHOD, wilson
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.run import PmbRun
+from memeval_core.pmb.run import PmbRun, RunIdentity
+from memeval_core.pmb.runs_table import runs_table
 from memeval_core.qa import leaderboard as qa_leaderboard
-from memeval_core.qa.ingest import LoadedRun
+from memeval_core.qa.ingest import QaRunHeader
 
 
 @dataclass(frozen=True)
@@ -83,41 +85,40 @@ def upstream_provenance(source: str | None, sha256: str | None) -> tuple[tuple[U
     ]
 
 
-def find(pmb: Sequence[PmbRun], qa: Sequence[LoadedRun], wanted: str) -> PmbRun | LoadedRun | None:
+def find(pmb: Sequence[RunIdentity], qa: Sequence[QaRunHeader], wanted: str) -> RunIdentity | QaRunHeader | None:
     """The run whose run id is ``wanted``, else the first (PMB before QA) whose display name is ``wanted``."""
     for r in pmb:
-        if r.identity.run_id == wanted:
+        if r.run_id == wanted:
             return r
     for q in qa:
         if q.run_id == wanted:
             return q
-    by_name: list[PmbRun | LoadedRun] = [r for r in pmb if r.identity.display_name == wanted]
+    by_name: list[RunIdentity | QaRunHeader] = [r for r in pmb if r.display_name == wanted]
     by_name += [q for q in qa if q.display_name == wanted]
     return by_name[0] if by_name else None
 
 
-def ranked(pmb: Sequence[PmbRun], qa: Sequence[LoadedRun]) -> list[PmbRun | LoadedRun]:
-    """Every run in leaderboard order: PMB suites by rank, then QA runs by benchmark and rank."""
-    pmb_by_id = {r.identity.run_id: r for r in pmb}
-    qa_by_id = {q.run_id: q for q in qa}
-    out: list[PmbRun | LoadedRun] = [pmb_by_id[r["run_id"]] for r in leaderboard.rows(list(pmb))]
+def ranked(pmb: pa.Table, qa: Sequence[QaRunHeader]) -> list[str]:
+    """Every run's id in leaderboard order: PMB suites by rank (from the runs table), then QA runs by benchmark
+    and rank."""
+    out = [r["run_id"] for r in leaderboard.table_rows(pmb)]
+    qa_ids = {q.run_id for q in qa}
     rows = qa_leaderboard.rows(list(qa))
     rows.sort(key=lambda r: (r["benchmark"], r["rank_group"], r["rank"] or 10**9, r["display_name"]))
-    out += [qa_by_id[r["run_id"]] for r in rows if r["run_id"] in qa_by_id]
-    return out
+    return out + [r["run_id"] for r in rows if r["run_id"] in qa_ids]
 
 
-def pmb_view(run: PmbRun, runs: Sequence[PmbRun], fixture: PmbFixture | None) -> RunView:
-    """The view of a PMB run, ranked among ``runs`` of its suite."""
+def pmb_view(run: PmbRun, runs: pa.Table, fixture: PmbFixture | None) -> RunView:
+    """The view of a PMB run, ranked among the runs of its suite (``runs``: the runs table)."""
     ident = run.identity
-    rows = leaderboard.rows(list(runs), ident.benchmark)
+    rows = leaderboard.table_rows(runs, ident.benchmark)
     mine = next(r for r in rows if r["run_id"] == ident.run_id)
     # Identity is in the page's title and caption; drift only means something for session runs.
     left_out = {"mismatches", "run_id", "display_name", "benchmark", "verified"}
     if ident.benchmark != "pmb-session":
         left_out.add("mean_drift")
     summary = pd.DataFrame([{k: v for k, v in leaderboard.flat(mine).items() if k not in left_out}])
-    cats = category_table([run], fixture) if fixture is not None else pd.DataFrame()
+    cats = category_table(runs_table([run]), fixture) if fixture is not None else pd.DataFrame()
     if not cats.empty:
         cats = cats[["category", "cases", "passed", "pass_rate", "mean_precision", "mean_recall"]]
     failed = [c for c in run.table.cases() if not c.passed]
@@ -166,7 +167,7 @@ def pmb_view(run: PmbRun, runs: Sequence[PmbRun], fixture: PmbFixture | None) ->
     )
 
 
-def qa_view(run: LoadedRun, runs: Sequence[LoadedRun]) -> RunView:
+def qa_view(run: QaRunHeader, runs: Sequence[QaRunHeader]) -> RunView:
     """The view of a QA run, ranked among ``runs`` of its rank group."""
     rows = qa_leaderboard.rows(list(runs), run.meta.benchmark)
     mine = next(r for r in rows if r["run_id"] == run.run_id)
