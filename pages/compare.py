@@ -17,11 +17,19 @@ from functools import partial
 from typing import Any, TypeVar
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from memeval_core import labels
 from memeval_core.explore import case_view as cv
-from memeval_core.explore.compare import PMB_TERMS, case_detail, compare_stats, paired_frame, win_tie_loss
+from memeval_core.explore.compare import (
+    PMB_TERMS,
+    WTL_CASE_COLUMNS,
+    case_detail,
+    compare_stats,
+    paired_frame,
+    win_tie_loss,
+)
 from memeval_core.explore.paired import (
     PairedReport,
     PairFilter,
@@ -244,14 +252,24 @@ def category_table(df: pd.DataFrame, a: str, b: str) -> None:
     ui.download_buttons(df, f"memeval-compare-stats-{a}-vs-{b}", "stats")
 
 
-def against_a(runs: tuple[PmbRun, ...], a: PmbRun) -> None:
+@st.cache_resource(max_entries=8, show_spinner=False)
+def suite_outcomes(_loaded: ui.Loaded, key: str, benchmark: Benchmark) -> pa.Table:
+    """Whether each case of each run of the suite passed (read once per load and suite: choosing A re-reads
+    nothing)."""
+    del key  # only part of the cache key
+    ids = [i.run_id for i in ui.suite_identities(_loaded, benchmark)]
+    return _loaded.read_cases(WTL_CASE_COLUMNS, ids)
+
+
+def against_a(loaded: ui.Loaded, benchmark: Benchmark, a: PmbRun) -> None:
     """Every other system of the suite against A: wins, losses, ties, McNemar p (Holm-adjusted)."""
     st.subheader(f"Every system against {ui.md_escape(a.identity.display_name)}", anchor="against-a")
     st.caption(
         "Per paired case: A wins when A passes and the other fails, loses the reverse. "
         "McNemar p on wins against losses; Holm p adjusts for testing every system."
     )
-    df = win_tie_loss(runs, a.identity.display_name, alpha=ALPHA)
+    cases = suite_outcomes(loaded, f"{loaded.results_dir}|{loaded.key}", benchmark)
+    df = win_tie_loss(cases, ui.suite_table(loaded, benchmark), a.identity.display_name, alpha=ALPHA)
     shown = df.drop(columns="chosen").rename(
         columns={"other": "display_name", "other_run_id": "run_id", "wins": "a_wins", "losses": "a_losses"}
     )
@@ -421,7 +439,7 @@ def compare_pmb(loaded: ui.Loaded, benchmark: Benchmark, runs: tuple[RunIdentity
     keys = pair_keys(pairs)
     check_case(keys, "a case both runs have")
     pmb_statistics(run_a, run_b, loaded.fixture, st.container())
-    against_a(ui.suite_runs(loaded, benchmark), run_a)
+    against_a(loaded, benchmark, run_a)
     cases_section(run_a, run_b, pairs, keys)
     case_section(run_a, run_b, loaded.fixture, keys)
 

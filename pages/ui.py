@@ -34,7 +34,7 @@ from memeval_core.export.space import md_code
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun, RunIdentity
 from memeval_core.pmb.runs_table import IDENTITY_COLUMNS
-from memeval_core.pmb.snapshot import RunsReader
+from memeval_core.pmb.snapshot import CasesReader, RunsReader
 from memeval_core.qa.snapshot import QaRunsReader
 from memeval_core.results import load_headers
 from memeval_core.sync import SyncError, sync_catalogue
@@ -86,6 +86,8 @@ class Loaded:
     """JSON files that are neither PMB reports nor fixtures."""
     read_runs: RunsReader = field(compare=False, repr=False)
     """Whole runs by id (use :func:`whole_runs`, which caches them)."""
+    read_cases: CasesReader = field(compare=False, repr=False)
+    """Some case columns of many runs (see :class:`memeval_core.pmb.snapshot.PmbHeaders`)."""
     key: str = ""
     """The fingerprint of the files the runs were loaded from."""
 
@@ -760,7 +762,15 @@ def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: st
     identities = tuple(RunIdentity(**row) for row in pmb.table.select(list(IDENTITY_COLUMNS)).to_pylist())
     return Everything(
         pmb=Loaded(
-            results_dir, pmb.table, identities, _problems(pmb.errors), pmb.fixture, pmb.skipped, pmb.read_runs, key
+            results_dir,
+            pmb.table,
+            identities,
+            _problems(pmb.errors),
+            pmb.fixture,
+            pmb.skipped,
+            pmb.read_runs,
+            pmb.read_cases,
+            key,
         ),
         qa=QaLoaded(
             results_dir=results_dir,

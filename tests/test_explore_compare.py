@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +32,8 @@ from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.models import RetrievalSummary
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity
+from memeval_core.pmb.runs_table import runs_table
+from memeval_core.pmb.snapshot import cases_table
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
 SEED = 20260627
@@ -230,9 +233,14 @@ def test_case_detail_opens_one_case(pmb: PmbLoad) -> None:
     assert "forbidden belief surfaced: b-redis-writing" in mem0.failures
 
 
+def wtl(runs: Sequence[PmbRun], chosen: str) -> pd.DataFrame:
+    """:func:`win_tie_loss` over runs in memory: their cases table and runs table."""
+    return win_tie_loss(cases_table(tuple(runs)), runs_table(runs), chosen)
+
+
 def test_win_tie_loss_tenure_single_turn(pmb: PmbLoad) -> None:
     single = [r for r in pmb.runs if r.identity.benchmark == "pmb-single-turn"]
-    table = win_tie_loss(single, "tenure")
+    table = wtl(single, "tenure")
     assert len(table) == 12
     assert (table["losses"] == 0).all()
     row = table.set_index("other").loc["gbrain"]
@@ -240,9 +248,9 @@ def test_win_tie_loss_tenure_single_turn(pmb: PmbLoad) -> None:
     assert row["mcnemar_p"] == 2.0**-42
     assert (table["holm_p"] >= table["mcnemar_p"]).all()
     with pytest.raises(ValueError, match="several suites"):
-        win_tie_loss(pmb.runs, "tenure")
+        wtl(pmb.runs, "tenure")
     with pytest.raises(ValueError, match="no run"):
-        win_tie_loss(single, "nobody")
+        wtl(single, "nobody")
 
 
 def test_runs_of_separate_loads_pair_by_case_id() -> None:
@@ -253,8 +261,8 @@ def test_runs_of_separate_loads_pair_by_case_id() -> None:
     pairs = paired_cases(a, b)
     assert [(p.case_id, q.case_id) for p, q in pairs] == [("x", "x"), ("y", "y")]
     assert [(p.passed, q.passed) for p, q in pairs] == [(True, False), (False, True)]
-    wtl = win_tie_loss([a, b], "A").iloc[0]
-    assert (wtl["n"], wtl["wins"], wtl["losses"]) == (2, 1, 1)
+    row = wtl([a, b], "A").iloc[0]
+    assert (row["n"], row["wins"], row["losses"]) == (2, 1, 1)
 
 
 def test_turns_pair_by_case_and_turn() -> None:
@@ -279,8 +287,8 @@ def test_win_tie_loss_same_counts_whatever_the_case_order(pmb: PmbLoad) -> None:
     shuffled = PmbRun.from_cases(
         other.identity, tuple(reversed(other.cases)), other.stated, other.ingestion, pool=me.table.pool
     )
-    in_order = win_tie_loss([me, other], "tenure").drop(columns="other_run_id")
-    reordered = win_tie_loss([me, shuffled], "tenure").drop(columns="other_run_id")
+    in_order = wtl([me, other], "tenure").drop(columns="other_run_id")
+    reordered = wtl([me, shuffled], "tenure").drop(columns="other_run_id")
     pd.testing.assert_frame_equal(in_order, reordered)
     assert (in_order.loc[0, "wins"], in_order.loc[0, "losses"]) == (68, 0)
 
@@ -371,3 +379,27 @@ def test_outcome_table_holds_the_paired_frame_numbers(pmb: PmbLoad) -> None:
     assert (table["a"].tolist(), table["b"].tolist()) == (frame["a_passed"].tolist(), frame["b_passed"].tolist())
     pd.testing.assert_series_equal(table["a_value"], frame["a_precision"], check_names=False)
     pd.testing.assert_series_equal(table["b_value"], frame["b_precision"], check_names=False)
+
+
+def test_win_tie_loss_refuses_a_case_reported_twice() -> None:
+    a = _run("A", [_case("x", True, None), _case("x", False, None)])
+    b = _run("B", [_case("x", True, None)])
+    with pytest.raises(ValueError, match="appears twice"):
+        wtl([a, b], "B")
+
+
+def test_win_tie_loss_counts_equal_the_paired_cases(pmb: PmbLoad) -> None:
+    # Oracle: the case objects of each pair, counted one by one.
+    for benchmark in ("pmb-single-turn", "pmb-session"):
+        runs = [r for r in pmb.runs if r.identity.benchmark == benchmark]
+        me = runs[2]
+        table = wtl(runs, me.identity.display_name).set_index("other_run_id")
+        for other in runs:
+            if other is me:
+                continue
+            pairs = paired_cases(me, other)
+            row = table.loc[other.identity.run_id]
+            assert row["n"] == len(pairs)
+            assert row["wins"] == sum(p.passed and not q.passed for p, q in pairs)
+            assert row["losses"] == sum(q.passed and not p.passed for p, q in pairs)
+            assert row["ties_both_passed"] == sum(p.passed and q.passed for p, q in pairs)

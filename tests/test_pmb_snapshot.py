@@ -62,6 +62,10 @@ def test_runs_read_one_at_a_time_equal_the_whole_read(
         _same_run(want, got)
     with pytest.raises(KeyError):
         opened.read_runs(["no-such-run"])
+    columns = ["run_id", "case_id", "turn_index", "passed", "latency_ms"]
+    want = snapshot.cases_table(load.runs[2:5]).select(columns)
+    assert opened.read_cases(columns, ids[2:5]).equals(want)
+    assert snapshot.headers_of(load).read_cases(columns, ids[2:5]).equals(want)
 
 
 def test_a_snapshot_without_a_current_runs_table_is_opened_from_a_whole_read(tmp_path: Path) -> None:

@@ -12,9 +12,11 @@ nothing was returned and nothing was expected: there is no precision to compare)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from numpy.typing import NDArray
 
 from memeval_core.explore.case_view import CaseView, case_view
@@ -239,48 +241,61 @@ def compare_stats(
     )
 
 
-def _passed_against(me: PmbRun, other: PmbRun, keys_me: NDArray[np.int64]) -> tuple[NDArray[np.bool_], ...]:
-    """The passed columns of ``me`` and ``other`` on the cases both reported, aligned."""
-    if other.table.pool is me.table.pool and np.array_equal(case_keys(other), keys_me):
-        # The usual case: both report the same cases in the same order; no sorting needed.
-        return me.table.column("passed"), other.table.column("passed")
-    rows_me, rows_other = paired_rows(me, other)
-    return me.table.column("passed")[rows_me], other.table.column("passed")[rows_other]
+WTL_CASE_COLUMNS = ("run_id", "case_id", "turn_index", "passed")
+"""The case columns :func:`win_tie_loss` reads (of every run of the suite)."""
 
 
-def win_tie_loss(runs: Sequence[PmbRun], chosen: str, *, alpha: float = 0.05) -> pd.DataFrame:
+def _outcomes(cases: pa.Table, runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """``cases`` as a frame keyed by ``(run_id, case_id, turn)`` (turn -1 for single-turn); a ValueError naming the
+    run's file when a run reports a case twice."""
+    frame: pd.DataFrame = cases.select(list(WTL_CASE_COLUMNS)).to_pandas()
+    frame["turn_index"] = frame["turn_index"].fillna(-1).astype("int64")
+    twice = frame.duplicated(["run_id", "case_id", "turn_index"])
+    if twice.any():
+        run_id = frame["run_id"][twice].iloc[0]
+        source = next((r["source"] for r in runs if r["run_id"] == run_id), run_id)
+        raise ValueError(f"{source}: a case (case id and turn) appears twice")
+    return frame
+
+
+def win_tie_loss(cases: pa.Table, runs: pa.Table, chosen: str, *, alpha: float = 0.05) -> pd.DataFrame:
     """The chosen run (display name) against every other run of its suite, case by case.
 
-    Per paired case: win = chosen passed and the other failed; loss = the reverse; the rest are
-    ties (both passed / both failed). ``mcnemar_p`` is the exact McNemar p of the pair
+    ``runs``: the suite's rows of the runs table (:mod:`memeval_core.pmb.runs_table`), in the order of the
+    result; ``cases``: the :data:`WTL_CASE_COLUMNS` of their cases, in any order. Cases pair on
+    ``(case_id, turn_index)``. Per paired case: win = chosen passed and the other failed; loss = the reverse;
+    the rest are ties (both passed / both failed). ``mcnemar_p`` is the exact McNemar p of the pair
     (``b = wins``, ``c = losses``); ``holm_p`` adjusts those p-values across the other runs
     (:func:`memeval_core.explore.paired.compare_pairs`). Columns: ``chosen, other, other_run_id, n, wins,
     losses, ties_both_passed, ties_both_failed, mcnemar_p, holm_p``; rows in run order.
     """
-    matches = [r for r in runs if r.identity.display_name == chosen]
+    listed = runs.select(["run_id", "display_name", "benchmark", "source"]).to_pylist()
+    matches = [r for r in listed if r["display_name"] == chosen]
     if not matches:
         raise ValueError(f"no run is called {chosen!r}")
-    suites = {r.identity.benchmark for r in matches}
     if len(matches) > 1:
-        raise ValueError(f"{chosen!r} names runs of several suites ({sorted(suites)}); pass the runs of one suite")
+        suites = sorted({r["benchmark"] for r in matches})
+        raise ValueError(f"{chosen!r} names runs of several suites ({suites}); pass the runs of one suite")
     me = matches[0]
-    keys_me = case_keys(me)
-    _sorted_unique(me, keys_me)
-    others = [r for r in runs if r is not me and r.identity.benchmark == me.identity.benchmark]
-    aligned = [_passed_against(me, other, keys_me) for other in others]
+    others = [r for r in listed if r is not me and r["benchmark"] == me["benchmark"]]
+    frame = _outcomes(cases, listed)
+    mine = frame[frame["run_id"] == me["run_id"]].drop(columns="run_id")
+    pair_of = {r["run_id"]: i for i, r in enumerate(others)}
+    theirs = frame[frame["run_id"].isin(pair_of)]
+    merged = theirs.merge(mine, on=["case_id", "turn_index"], suffixes=("_other", "_me"))
     table = pd.DataFrame(
         {
-            "pair": np.repeat(np.arange(len(others)), [len(mine) for mine, _ in aligned]),
-            "a": np.concatenate([mine for mine, _ in aligned]) if aligned else np.array([], dtype=bool),
-            "b": np.concatenate([theirs for _, theirs in aligned]) if aligned else np.array([], dtype=bool),
+            "pair": merged["run_id"].map(pair_of).to_numpy(np.int64),
+            "a": merged["passed_me"].to_numpy(bool),
+            "b": merged["passed_other"].to_numpy(bool),
         }
-    )
+    ).sort_values("pair", kind="stable")
     tests = compare_pairs(table, PMB_TERMS, alpha=alpha).set_index("pair").reindex(range(len(others)))
     frame = pd.DataFrame(
         {
             "chosen": chosen,
-            "other": [o.identity.display_name for o in others],
-            "other_run_id": [o.identity.run_id for o in others],
+            "other": [o["display_name"] for o in others],
+            "other_run_id": [o["run_id"] for o in others],
             "n": tests["n"].to_numpy(),
             "wins": tests["b"].to_numpy(),
             "losses": tests["c"].to_numpy(),

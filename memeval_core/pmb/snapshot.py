@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memeval_core import parquet
 from memeval_core.errors import IngestError, SnapshotError
@@ -222,6 +223,12 @@ def read_runs_table(directory: Path) -> pa.Table:
 
 RunsReader = Callable[[Sequence[str]], tuple[PmbRun, ...]]
 """Reads the runs of the given ids, cases included, in that order; ``KeyError`` for an id it does not hold."""
+CasesReader = Callable[[Sequence[str], Sequence[str]], pa.Table]
+"""``(columns, run_ids)``: those columns of the cases table (:func:`cases_table`) for the cases of those runs."""
+
+
+def _runs_rows(table: pa.Table, run_ids: Sequence[str]) -> pa.Table:
+    return table.filter(pc.is_in(table["run_id"], value_set=pa.array(list(run_ids), pa.string())))
 
 
 @dataclass(frozen=True)
@@ -234,6 +241,8 @@ class PmbHeaders:
     """The fixture the runs were scored against; None when no fixture was found (then there is no run)."""
     read_runs: RunsReader
     """Whole runs (cases included) by id."""
+    read_cases: CasesReader
+    """Some columns of many runs' cases (a page that charts every run of a suite reads only what it draws)."""
     errors: tuple[IngestError, ...] = ()
     """One error per file that could not be loaded."""
     skipped: tuple[str, ...] = ()
@@ -244,7 +253,13 @@ def headers_of(load: PmbLoad) -> PmbHeaders:
     """:class:`PmbHeaders` over a load already in memory."""
     by_id = {r.identity.run_id: r for r in load.runs}
     table = runs_table(load.runs).select(HEADER_COLUMNS)
-    return PmbHeaders(table, load.fixture, lambda ids: tuple(by_id[i] for i in ids), load.errors, load.skipped)
+
+    def read_cases(columns: Sequence[str], run_ids: Sequence[str]) -> pa.Table:
+        return cases_table(tuple(by_id[i] for i in run_ids)).select(list(columns))
+
+    return PmbHeaders(
+        table, load.fixture, lambda ids: tuple(by_id[i] for i in ids), read_cases, load.errors, load.skipped
+    )
 
 
 def _has_current_table(directory: Path) -> bool:
@@ -277,7 +292,11 @@ def open_snapshot(directory: Path) -> PmbHeaders:
         pool = StringPool()
         return tuple(_read_run(directory, table, rows[i], spans().get(i, (0, 0)), pool) for i in run_ids)
 
-    return PmbHeaders(table, read_fixture(directory), read_runs)
+    def read_cases(columns: Sequence[str], run_ids: Sequence[str]) -> pa.Table:
+        wanted = list(dict.fromkeys(["run_id", *columns]))
+        return _runs_rows(parquet.read(directory / CASES_FILE, wanted), run_ids).select(list(columns))
+
+    return PmbHeaders(table, read_fixture(directory), read_runs, read_cases)
 
 
 def _read_run(directory: Path, table: pa.Table, row: int, span: tuple[int, int], pool: StringPool) -> PmbRun:
