@@ -13,11 +13,15 @@ the real baseline reports' entries copied onto every clone with seeded latencies
   the rounds' ratios, the times shown the best.
 
 Ratios are synthetic / public for the same page. The default size is the issue's (1,000 runs x 2,000 cases,
-2 GB of JSON); ``--runs`` and ``--items`` choose another. The first start on the synthetic folder is a cold
+2 GB of JSON); ``--runs`` and ``--items`` choose another. ``--corpus core`` measures issue 19's corpus instead:
+``--runs`` PMB single-turn runs (default 10,000) plus a tenth as many LoCoMo runs of 1,540 questions
+(:func:`bench.bench_core.make_corpus`), against the whole of ``../shared/data`` (PMB and QA); the pages are
+the issue's (home, PMB details, categories, compare), and the browser also opens each of them after the
+home page, so the server's peak covers all four. The first start on the synthetic folder is a cold
 load (nothing cached yet) and is reported with its peak memory; the browser part then starts a fresh server,
 which reads the on-disk cache.
 
-    python -m bench.bench_app [--quick] [--runs N] [--items M]
+    python -m bench.bench_app [--quick] [--runs N] [--items M] [--corpus wide|core]
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from typing import Any
 
 import orjson
 
+from bench.bench_core import make_corpus
 from bench.common import SHARED_DATA, parse_args, ratio, report, run_python
 from docs.screenshot import CHROMIUM, CHROMIUM_ARGS, IDLE, serve_process
 
@@ -49,6 +54,8 @@ PAGES = (
 )
 TARGET_PAGES = PAGES[:4]
 """The pages the issue's <= 2x target names; the others are measured for information."""
+WALK = ("leaderboard", "categories", "compare")
+"""URL paths the browser opens after the home page in ``--corpus core`` (each shows a table)."""
 TABLE = '[data-testid="stDataFrame"]'
 OLD_NS = 1_700_000_000 * 10**9
 BROWSER_ROUNDS = 5
@@ -126,8 +133,9 @@ def _vm_hwm_mib(pid: int) -> float | None:
     return None
 
 
-def browser(results: Path, env: dict[str, str], timeout_s: float) -> dict[str, Any]:
-    """Start ``streamlit run app.py`` on ``results``; time navigation -> visible leaderboard table, twice."""
+def browser(results: Path, env: dict[str, str], timeout_s: float, walk: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Start ``streamlit run app.py`` on ``results``; time navigation -> visible leaderboard table, twice; then
+    each page of ``walk`` (URL paths) until its script has finished."""
     from playwright.sync_api import sync_playwright
 
     out: dict[str, Any] = {}
@@ -144,26 +152,38 @@ def browser(results: Path, env: dict[str, str], timeout_s: float) -> dict[str, A
                     page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
                     out[label] = time.perf_counter() - start
                     page.close()
+                for path in walk:
+                    page = b.new_context(viewport={"width": 1600, "height": 1200}).new_page()
+                    start = time.perf_counter()
+                    page.goto(f"{url}/{path}")
+                    page.wait_for_selector(f"{TABLE}:visible", timeout=timeout_s * 1000)
+                    page.wait_for_selector(IDLE, timeout=timeout_s * 1000)
+                    out[f"{path}_s"] = time.perf_counter() - start
+                    page.close()
             finally:
                 b.close()
         out["server_peak_rss_mib"] = _vm_hwm_mib(proc.pid)
     return out
 
 
-def measure(results: Path, env: dict[str, str], repeat: int, timeout_s: float) -> dict[str, Any]:
+def measure(
+    results: Path, env: dict[str, str], repeat: int, timeout_s: float, pages: tuple[str, ...] = PAGES
+) -> dict[str, Any]:
     """AppTest page times (fresh process) of one results directory."""
-    code = APPTEST_CHILD.format(pages=PAGES, repeat=repeat)
+    code = APPTEST_CHILD.format(pages=pages, repeat=repeat)
     return {"apptest": run_python(code, env={**env, "MEMEVAL_RESULTS": str(results)}, timeout=timeout_s * 10)}
 
 
-def _browser_or_error(results: Path, env: dict[str, str], timeout_s: float) -> dict[str, Any]:
+def _browser_or_error(results: Path, env: dict[str, str], timeout_s: float, walk: tuple[str, ...]) -> dict[str, Any]:
     try:
-        return browser(results, env, timeout_s)
+        return browser(results, env, timeout_s, walk)
     except Exception as exc:  # the page timings stand on their own; say why the browser part is missing
         return {"error": f"{type(exc).__name__}: {exc}"[:500]}
 
 
-def browser_rounds(dirs: dict[str, Path], env: dict[str, str], rounds: int, timeout_s: float) -> list[dict[str, Any]]:
+def browser_rounds(
+    dirs: dict[str, Path], env: dict[str, str], rounds: int, timeout_s: float, walk: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
     """``rounds`` paired browser measurements: in each, a fresh server on every directory, one after the other.
 
     The order alternates from round to round, so that neither side always runs first after the other's load.
@@ -171,7 +191,7 @@ def browser_rounds(dirs: dict[str, Path], env: dict[str, str], rounds: int, time
     out = []
     for k in range(rounds):
         names = list(dirs) if k % 2 == 0 else list(reversed(dirs))
-        out.append({name: _browser_or_error(dirs[name], env, timeout_s) for name in names})
+        out.append({name: _browser_or_error(dirs[name], env, timeout_s, walk) for name in names})
     return out
 
 
@@ -180,7 +200,11 @@ def _browser_summary(rounds: list[dict[str, Any]], side: str) -> dict[str, Any]:
     ok = [r[side] for r in rounds if "error" not in r[side]]
     if not ok:
         return {"error": rounds[0][side]["error"]} if rounds else {"error": "no rounds"}
+    walked = {
+        k: min(r[k] for r in ok) for k in ok[0] if k.endswith("_s") and k not in ("first_visit_s", "second_visit_s")
+    }
     return {
+        **walked,
         "first_visit_s": min(r["first_visit_s"] for r in ok),
         "second_visit_s": min(r["second_visit_s"] for r in ok),
         "server_peak_rss_mib": max((r["server_peak_rss_mib"] or 0.0) for r in ok),
@@ -198,13 +222,19 @@ def main(argv: list[str] | None = None) -> None:
     """Measure and report."""
 
     def sizes(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--runs", type=int, default=1_000, help="synthetic single-turn runs (default 1,000)")
+        parser.add_argument("--runs", type=int, help="synthetic single-turn runs (default 1,000; core: 10,000)")
         parser.add_argument("--items", type=int, default=2_000, help="cases per synthetic run (default 2,000)")
+        parser.add_argument("--corpus", choices=("wide", "core"), default="wide", help="see the module docstring")
 
     args = parse_args(__doc__ or "", argv, sizes)
     if not PMB_DIR.is_dir():
         raise SystemExit(f"{PMB_DIR} is absent: this benchmark reads the public PMB data")
-    runs, items = (5, 100) if args.quick else (args.runs, args.items)
+    core = args.corpus == "core"
+    runs = args.runs or (10_000 if core else 1_000)
+    runs, items = (5, 100) if args.quick else (runs, args.items)
+    pages, walk = (TARGET_PAGES, WALK) if core else (PAGES, ())
+    public_dir = SHARED_DATA if core else PMB_DIR
+    size = f"{runs} PMB + {max(1, runs // 10)} LoCoMo" if core else f"{runs} x {items}"
     # Pages take a few tenths of a second: nine fresh AppTests each, so that the best is an undisturbed one.
     repeat = 1 if args.quick else 9
     rounds = 1 if args.quick else BROWSER_ROUNDS
@@ -213,33 +243,38 @@ def main(argv: list[str] | None = None) -> None:
     env.pop("MEMEVAL_FIXTURES", None)
     try:
         t = time.perf_counter()
-        make_results(work / "synthetic", runs, items)
+        if core:
+            make_corpus(work / "synthetic", runs, max(1, runs // 10))
+        else:
+            make_results(work / "synthetic", runs, items)
         generate_s = time.perf_counter() - t
-        base = measure(PMB_DIR, env, repeat, 600)
-        synth = measure(work / "synthetic", env, repeat, 1800)
-        web = browser_rounds({"public": PMB_DIR, "synthetic": work / "synthetic"}, env, rounds, 1800)
+        base = measure(public_dir, env, repeat, 600, pages)
+        synth = measure(work / "synthetic", env, repeat, 1800, pages)
+        dirs = {"public": public_dir, "synthetic": work / "synthetic"}
+        web = browser_rounds(dirs, env, rounds, 1800, walk)
         base["browser"], synth["browser"] = _browser_summary(web, "public"), _browser_summary(web, "synthetic")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    public = "public (s)" if core else "public 13+11 runs (s)"
     rows = []
-    for page in PAGES:
+    for page in pages:
         b = base["apptest"]["pages"][page]["seconds"]
         s = synth["apptest"]["pages"][page]["seconds"]
         label = f"AppTest {page}" + ("" if page in TARGET_PAGES else " (info)")
-        rows.append({"measure": label, "public 13+11 runs (s)": b, f"{runs} x {items} (s)": s, "ratio": ratio(s, b)})
+        rows.append({"measure": label, public: b, f"{size} (s)": s, "ratio": ratio(s, b)})
     rows.append(
         {
             "measure": "AppTest process peak RSS, cold first start (MiB)",
-            "public 13+11 runs (s)": base["apptest"].get("peak_rss_mib"),
-            f"{runs} x {items} (s)": synth["apptest"].get("peak_rss_mib"),
+            public: base["apptest"].get("peak_rss_mib"),
+            f"{size} (s)": synth["apptest"].get("peak_rss_mib"),
             "ratio": None,
         }
     )
     rows.append(
         {
             "measure": "app first start (cold load)",
-            "public 13+11 runs (s)": base["apptest"]["first_start_s"],
-            f"{runs} x {items} (s)": synth["apptest"]["first_start_s"],
+            public: base["apptest"]["first_start_s"],
+            f"{size} (s)": synth["apptest"]["first_start_s"],
             "ratio": ratio(synth["apptest"]["first_start_s"], base["apptest"]["first_start_s"]),
         }
     )
@@ -247,25 +282,27 @@ def main(argv: list[str] | None = None) -> None:
     for key, label in (
         ("first_visit_s", "browser: table visible, 1st visit"),
         ("second_visit_s", "browser: table visible, 2nd visit"),
+        *((f"{path}_s", f"browser: /{path} table visible") for path in walk),
     ):
         paired[key] = _paired(web, key)
         rows.append(
             {
                 "measure": f"{label} (best; ratio: median of {len(paired[key])} paired rounds)",
-                "public 13+11 runs (s)": base["browser"].get(key),
-                f"{runs} x {items} (s)": synth["browser"].get(key),
+                public: base["browser"].get(key),
+                f"{size} (s)": synth["browser"].get(key),
                 "ratio": statistics.median(paired[key]) if paired[key] else None,
             }
         )
     rows.append(
         {
             "measure": "server peak RSS (MiB)",
-            "public 13+11 runs (s)": base["browser"].get("server_peak_rss_mib"),
-            f"{runs} x {items} (s)": synth["browser"].get("server_peak_rss_mib"),
+            public: base["browser"].get("server_peak_rss_mib"),
+            f"{size} (s)": synth["browser"].get("server_peak_rss_mib"),
             "ratio": None,
         }
     )
     details = {
+        "corpus": args.corpus,
         "synthetic_runs": runs,
         "synthetic_items": items,
         "generate_seconds": generate_s,
@@ -276,7 +313,7 @@ def main(argv: list[str] | None = None) -> None:
         "targets": {"page_ratio_at_most": 2, "server_peak_rss_mib_below": 1024},
     }
     report("bench_app", args, rows, details)
-    print(json.dumps({"page_exceptions": {p: synth["apptest"]["pages"][p]["exceptions"] for p in PAGES}}))
+    print(json.dumps({"page_exceptions": {p: synth["apptest"]["pages"][p]["exceptions"] for p in pages}}))
 
 
 if __name__ == "__main__":

@@ -24,9 +24,9 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 MACHINE_KEYS = {"cpu", "cores", "ram_gib", "python", "packages", "date", "load_average", "platform"}
 
 
-def _run(script: str, out: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
+def _run(script: str, out: Path, env: dict[str, str] | None = None, *args: str) -> dict[str, Any]:
     proc = subprocess.run(
-        [sys.executable, "-m", f"bench.{script}", "--quick", "--out", str(out)],
+        [sys.executable, "-m", f"bench.{script}", "--quick", "--out", str(out), *args],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         capture_output=True,
@@ -117,6 +117,23 @@ def test_bench_app_quick(tmp_path: Path) -> None:
     first = d["browser_paired_ratios"]["first_visit_s"]
     assert first == [one_round["synthetic"]["first_visit_s"] / one_round["public"]["first_visit_s"]]
     assert any("median of 1 paired rounds" in r["measure"] and r["ratio"] == first[0] for r in doc["rows"])
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"{SHARED_DATA} (the public benchmark data) is absent")
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian chromium (/usr/bin/chromium) is absent")
+def test_bench_app_on_the_core_corpus(tmp_path: Path) -> None:
+    doc = _run("bench_app", tmp_path, None, "--corpus", "core")
+    d = doc["details"]
+    assert d["corpus"] == "core"
+    for side in ("public", "synthetic"):
+        pages = d[side]["apptest"]["pages"]
+        assert set(pages) == {f"pages/{n}.py" for n in ("home", "leaderboard", "categories", "compare")}
+        assert all(p["exceptions"] == [] for p in pages.values()), pages
+        walked = d[side]["browser"]
+        assert {"first_visit_s", "leaderboard_s", "categories_s", "compare_s"} <= set(walked), walked
+    assert any(r["measure"] == "browser: /compare table visible (best; ratio: median of 1 paired rounds)"
+               for r in doc["rows"])  # fmt: skip
 
 
 def test_every_script_has_a_smoke_test() -> None:
