@@ -12,14 +12,24 @@ from pathlib import Path
 from memeval_core import cli_judge, cli_publish, cli_run, leaderboard
 from memeval_core.catalogue import CatalogueError, default_catalogue, load_catalogue
 from memeval_core.errors import IngestError, SnapshotError
+from memeval_core.hub_location import HubLocation
 from memeval_core.pmb.ingest import find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import read_source
 from memeval_core.qa.locomo import find_locomo
 from memeval_core.qa.shapes import mapping_skeleton
 from memeval_core.qa.snapshot import QaHeaders
-from memeval_core.results import load_headers, load_pmb_headers
-from memeval_core.settings import DEFAULT_RESULTS, MB, RESULTS_ENV, datasets_dir, fixtures_dir, limits, results_dir
+from memeval_core.results import load_pmb_headers, open_results
+from memeval_core.settings import (
+    DEFAULT_RESULTS,
+    MB,
+    RESULTS_ENV,
+    datasets_dir,
+    fixtures_dir,
+    limits,
+    results_dir,
+    results_root,
+)
 from memeval_core.store import Validator, add_files
 from memeval_core.sync import (
     PARALLEL,
@@ -43,9 +53,9 @@ def _add_source_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _root(args: argparse.Namespace) -> Path:
-    root = results_dir(args.results)
-    if not root.is_dir():
+def _root(args: argparse.Namespace) -> Path | HubLocation:
+    root = results_root(args.results)
+    if isinstance(root, Path) and not root.is_dir():
         raise SystemExit(
             f"error: results directory {root} does not exist (run `python -m memeval_core sync` or pass --results DIR)"
         )
@@ -62,7 +72,7 @@ def _print_not_loaded(pmb: PmbFiles | None, qa: QaFiles | None) -> list[NotLoade
     return missed
 
 
-def _nothing_loaded(root: Path, n_loaded: int, missed: Sequence[NotLoaded]) -> bool:
+def _nothing_loaded(root: Path | HubLocation, n_loaded: int, missed: Sequence[NotLoaded]) -> bool:
     """True when nothing was loaded although the folder holds files: the caller exits non-zero."""
     if n_loaded or not missed:
         return False
@@ -86,8 +96,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     root = _root(args)
     qa: QaHeaders | None = None
     # Header-only: rows need no case or question, so a warm start reads the runs tables alone.
-    if args.kind in ("all", "qa"):
-        load, qa = load_headers(root, root, fixtures_dir(args.fixtures), datasets)
+    if args.kind in ("all", "qa") or isinstance(root, HubLocation):
+        load, qa = open_results(root, fixtures_dir(args.fixtures), datasets)
+        qa = qa if args.kind in ("all", "qa") else None
     else:
         load = load_pmb_headers(root, fixtures_dir(args.fixtures))
     missed = _print_not_loaded(load, qa)
@@ -113,7 +124,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     root = _root(args)
     # Header-only: the mismatches are in the runs table.
-    load, qa = load_headers(root, root, fixtures_dir(args.fixtures), datasets_dir(None))
+    load, qa = open_results(root, fixtures_dir(args.fixtures), datasets_dir(None))
     missed = _print_not_loaded(load, qa)
     bad = 0
     runs = load.table.select(["display_name", "benchmark", "source", "mismatches"]).to_pylist()

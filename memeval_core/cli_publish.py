@@ -19,7 +19,10 @@ from huggingface_hub.utils.tqdm import are_progress_bars_disabled, disable_progr
 from memeval_core.export.hub import PushError, push_space
 from memeval_core.export.space import SpaceOptions
 from memeval_core.export.writer import ExportError, export
-from memeval_core.settings import DEFAULT_RESULTS, RESULTS_ENV, fixtures_dir, results_dir
+from memeval_core.hub_location import HubResultsError
+from memeval_core.hub_results import push_runs
+from memeval_core.results import load_all_results
+from memeval_core.settings import DEFAULT_RESULTS, RESULTS_ENV, datasets_dir, fixtures_dir, results_dir
 
 DEFAULT_OUT = "hf_export"
 """Default export folder (relative to the working directory)."""
@@ -54,11 +57,38 @@ def main_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def push_results(args: argparse.Namespace) -> int:
+    """``push --dataset OWNER/NAME`` without ``--space``: add the results folder's new runs to a results dataset."""
+    root = results_dir(args.results)
+    if not root.is_dir():
+        print(f"error: results directory {root} does not exist (pass --results DIR)", file=sys.stderr)
+        return 1
+    pmb, qa = load_all_results(root, root, fixtures_dir(args.fixtures), datasets_dir(None))
+    for problem in (*pmb.errors, *qa.errors):
+        print(f"warning: left out: {problem}", file=sys.stderr)
+    try:
+        outcome = push_runs(pmb, qa, args.dataset, token=None, private=args.private, results=root)
+    except HubResultsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(outcome.describe())
+    return 0
+
+
 def main_push(args: argparse.Namespace) -> int:
     """Run ``push``: one line per repo (and its file changes); exit 1 with one sentence on failure."""
+    if args.space is None and args.dataset is None:
+        print("error: pass --space OWNER/NAME (an export) or --dataset OWNER/NAME (results)", file=sys.stderr)
+        return 1
     # Upload progress bars would bury the one-line outcome (and the one-sentence error).
     bars_were_on = not are_progress_bars_disabled()
     disable_progress_bars()
+    if args.space is None:
+        try:
+            return push_results(args)
+        finally:
+            if bars_were_on:
+                enable_progress_bars()
     try:
         result = push_space(
             Path(args.from_dir),
@@ -103,12 +133,22 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "push",
-        help="upload an export to a Hugging Face Space (token from HF_TOKEN or `hf auth login`)",
+        help="upload an export to a Hugging Face Space, or add runs to a results dataset (token from HF_TOKEN or "
+        "`hf auth login`)",
     )
-    p.add_argument("--space", required=True, metavar="OWNER/NAME", help="the Space to create or update")
+    p.add_argument("--space", metavar="OWNER/NAME", help="the Space to create or update from the export")
     p.add_argument("--private", action="store_true", help="create the Space (and dataset) private")
     p.add_argument("--dry-run", action="store_true", help="list what would change; commit nothing")
-    p.add_argument("--dataset", metavar="OWNER/NAME", help="also push the Parquet details as this dataset repo")
+    p.add_argument(
+        "--dataset",
+        metavar="OWNER/NAME",
+        help="with --space: also push the Parquet details as this dataset repo; alone: add the new runs of --results "
+        "to this results dataset (read it back with MEMEVAL_RESULTS=hf://datasets/OWNER/NAME)",
+    )
+    p.add_argument(
+        "--results", metavar="DIR", help=f"results directory (default: ${RESULTS_ENV} or {DEFAULT_RESULTS.name}/)"
+    )
+    p.add_argument("--fixtures", metavar="DIR", help="folder with the PMB fixtures (default: under the results)")
     p.add_argument(
         "--from", dest="from_dir", metavar="DIR", default=DEFAULT_OUT, help=f"export folder (default: {DEFAULT_OUT}/)"
     )

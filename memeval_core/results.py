@@ -37,6 +37,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from memeval_core import SCORING_VERSION, settings, tree
 from memeval_core.errors import IngestError
+from memeval_core.hub_location import HubLocation
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.snapshot import PmbHeaders, has_snapshot, open_snapshot, read_snapshot, write_snapshot
 from memeval_core.pmb.snapshot import headers_of as pmb_headers_of
@@ -421,3 +422,24 @@ def load_headers(
     digests: FolderDigests = {}
     pmb = load_pmb_headers(pmb_results, fixtures, cache_dir=cache_dir, digests=digests)
     return pmb, load_qa_headers(qa_results, datasets, cache_dir=cache_dir, digests=digests)
+
+
+def open_results(
+    root: Path | HubLocation,
+    fixtures: Path | None = None,
+    datasets: Path | None = None,
+    *,
+    cache_dir: Path | DefaultCache | None = "default",
+) -> tuple[PmbHeaders, QaHeaders]:
+    """A results root opened for reading: every run's header now, whole runs through the headers' readers.
+
+    A folder is :func:`load_headers`; a Hub dataset (:class:`HubLocation`) is read in place
+    (:func:`memeval_core.hub_results.open_dataset`: its runs were scored when they were pushed, so ``fixtures``
+    and ``datasets`` do not apply).
+    """
+    if isinstance(root, HubLocation):
+        from memeval_core import hub_results  # importing huggingface_hub costs 0.6 s: only a Hub root pays it
+
+        opened = hub_results.open_dataset(root)
+        return opened.pmb, opened.qa
+    return load_headers(root, root, fixtures, datasets, cache_dir=cache_dir)

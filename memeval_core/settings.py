@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memeval_core.hub_location import HubLocation, parse_location
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """The checkout (or the exported Space) this code runs from."""
 DEFAULT_RESULTS = PROJECT_ROOT / "results"
@@ -98,6 +100,14 @@ def results_dir(flag: str | os.PathLike[str] | None = None) -> Path:
     """The results directory: ``--results`` if given, else ``$MEMEVAL_RESULTS``, else ``results/``."""
     chosen = flag or os.environ.get(RESULTS_ENV) or DEFAULT_RESULTS
     return Path(chosen).expanduser()
+
+
+def results_root(flag: str | os.PathLike[str] | None = None) -> Path | HubLocation:
+    """The results root: :func:`results_dir`, or a Hub dataset when the setting is ``hf://datasets/OWNER/NAME[@REV]``
+    (``HubResultsError`` for any other ``hf://`` text)."""
+    chosen = str(flag or os.environ.get(RESULTS_ENV) or "")
+    hub = parse_location(chosen.strip())
+    return hub if hub is not None else results_dir(flag)
 
 
 def fixtures_dir(flag: str | os.PathLike[str] | None = None) -> Path | None:

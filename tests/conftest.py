@@ -83,6 +83,7 @@ def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)  # the stand-in speaks git LFS, not Xet
         monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(home / "token"))
         monkeypatch.setattr(constants, "HF_STORED_TOKENS_PATH", str(home / "stored_tokens"))
+        monkeypatch.setattr(constants, "HF_HUB_CACHE", str(home / "hub"))
         yield standin
 
 

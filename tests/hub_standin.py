@@ -33,7 +33,7 @@ import hashlib
 import json
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -98,6 +98,16 @@ class Repo:
     sdk: str | None
     sha: str
     files: dict[str, StoredFile] = field(default_factory=dict)
+    history: dict[str, dict[str, StoredFile]] = field(default_factory=dict)
+    """Every commit's files, by commit id (what ``resolve/<commit id>/...`` serves)."""
+
+    def at(self, revision: str) -> dict[str, StoredFile]:
+        """The files at ``revision`` (``main`` or a commit id); 404 RevisionNotFound otherwise."""
+        if revision in ("main", self.sha):
+            return self.files
+        if revision in self.history:
+            return self.history[revision]
+        raise _HubError(404, f"Invalid rev id: {revision}", "RevisionNotFound")
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,8 @@ class Request:
     """An Authorization header was sent."""
     authorized: bool
     """It carried the stand-in's token."""
+    sent: int = 0
+    """Bytes of the response body sent."""
 
 
 class _HubError(Exception):
@@ -136,6 +148,8 @@ class HubStandIn:
         self.fail_status: int | None = None
         self.fail_match = ""
         self.drop_connections = False
+        self.drop_midway = False
+        """Send half of every response body, then close the connection (a transfer cut off midway)."""
         self._lock = threading.Lock()
         self._counter = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -174,8 +188,19 @@ class HubStandIn:
     def _create(self, repo_type: str, repo_id: str, private: bool, sdk: str | None) -> Repo:
         repo = Repo(repo_type, repo_id, private, sdk, self._next_sha())
         repo.files[".gitattributes"] = StoredFile(GITATTRIBUTES, False)
+        repo.history[repo.sha] = repo.files
         self.repos[(repo_type, repo_id)] = repo
         return repo
+
+    def forget(self, repo_type: str, repo_id: str, commit: str) -> None:
+        """Drop a commit from the repo's history (as a force-push or a squash does): it no longer resolves."""
+        with self._lock:
+            del self.repos[(repo_type, repo_id)].history[commit]
+
+    def bytes_sent(self, since: int = 0) -> int:
+        """Response body bytes sent for the requests from number ``since`` on."""
+        with self._lock:
+            return sum(r.sent for r in self.requests[since:])
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         hub = self
@@ -208,7 +233,14 @@ class HubStandIn:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 if self.command != "HEAD":
+                    if hub.drop_midway and len(body) > 1:
+                        self.wfile.write(body[: len(body) // 2])  # half the body, then the connection drops
+                        self.close_connection = True
+                        return
                     self.wfile.write(body)
+                    with hub._lock:
+                        req = hub.requests[self.index]
+                        hub.requests[self.index] = replace(req, sent=len(body))
 
             def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
                 self._send(status, json.dumps(obj).encode(), headers)
@@ -221,6 +253,7 @@ class HubStandIn:
                 authorized = auth == f"Bearer {hub.token}"
                 with hub._lock:
                     hub.requests.append(Request(self.command, path, split.query, auth is not None, authorized))
+                    self.index = len(hub.requests) - 1
                 if hub.drop_connections:
                     self.close_connection = True
                     return
@@ -304,7 +337,7 @@ class HubStandIn:
             return self._lfs_batch(_repo_type(m[1]), m[2], json.loads(body), authorized)
         m = re.fullmatch(r"/(spaces/|datasets/)?([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
         if m and method in ("GET", "HEAD"):
-            return self._resolve(_repo_type(m[1]), m[2], m[4], authorized)
+            return self._resolve(_repo_type(m[1]), m[2], unquote(m[3]), m[4], authorized)
         raise _HubError(404, f"no such endpoint: {method} {path}")
 
     def _create_repo(self, payload: dict[str, Any], authorized: bool) -> tuple[int, Any, dict[str, str]]:
@@ -424,6 +457,9 @@ class HubStandIn:
         header = lines[0]
         if header.get("key") != "header":
             raise _HubError(400, "the first line must be the header")
+        parent = header["value"].get("parentCommit")
+        if parent is not None and parent != repo.sha:
+            raise _HubError(412, "A commit has happened since. Please refresh and try again.")
         files = dict(repo.files)
         ops: list[tuple[str, str]] = []
         for line in lines[1:]:
@@ -447,6 +483,7 @@ class HubStandIn:
                 raise _HubError(400, f"unknown operation {key!r}")
         repo.files = files
         repo.sha = self._next_sha()
+        repo.history[repo.sha] = files
         summary = header["value"]
         self.commits.append(
             Commit(repo_type, repo_id, repo.sha, summary["summary"], summary.get("description", ""), ops)
@@ -454,13 +491,17 @@ class HubStandIn:
         url = f"{self.url}/{_PREFIX[repo_type]}{repo_id}/commit/{repo.sha}"
         return 200, {"commitUrl": url, "commitOid": repo.sha, "success": True, "pullRequestUrl": None}, {}
 
-    def _resolve(self, repo_type: str, repo_id: str, path: str, auth: bool) -> tuple[int, Any, dict[str, str]]:
+    def _resolve(
+        self, repo_type: str, repo_id: str, revision: str, path: str, auth: bool
+    ) -> tuple[int, Any, dict[str, str]]:
         repo = self._visible(repo_type, repo_id, auth)
-        f = repo.files.get(path)
+        files = repo.at(revision)
+        commit = revision if revision in repo.history and revision != "main" else repo.sha
+        f = files.get(path)
         if f is None:
-            raise _HubError(404, "Entry not found", "EntryNotFound", {"X-Repo-Commit": repo.sha})
+            raise _HubError(404, "Entry not found", "EntryNotFound", {"X-Repo-Commit": commit})
         etag = hashlib.sha256(f.data).hexdigest() if f.lfs else git_blob_sha1(f.data)
-        return 200, f.data, {"X-Repo-Commit": repo.sha, "ETag": f'"{etag}"', "Content-Type": "application/octet-stream"}
+        return 200, f.data, {"X-Repo-Commit": commit, "ETag": f'"{etag}"', "Content-Type": "application/octet-stream"}
 
 
 def _repo_type(prefix: str | None) -> str:

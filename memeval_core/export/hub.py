@@ -27,7 +27,7 @@ from typing import Literal
 
 import httpx2
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, get_token, hf_hub_download
-from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
 
 from memeval_core import __version__
 from memeval_core.export.models import Leaderboard, loads
@@ -166,35 +166,37 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         cur = cur.__cause__ or cur.__context__
 
 
-def explain(exc: BaseException, repo_id: str, repo_type: RepoType, endpoint: str) -> str:
-    """One sentence for a failed Hub call (network, 401, 403, 404, other HTTP status)."""
+def explain(
+    exc: BaseException, repo_id: str, repo_type: RepoType, endpoint: str, action: Literal["push", "read"] = "push"
+) -> str:
+    """One sentence for a failed Hub call (network, 401, 403, 404, other HTTP status) while pushing or reading."""
     kind = "Space" if repo_type == "space" else "dataset"
+    after = "; nothing was committed" if action == "push" else ""
     for e in _causes(exc):
         if isinstance(e, HfHubHTTPError) and e.response is not None:
             status = e.response.status_code
             if status == 401:
+                what = "a valid write token" if action == "push" else "a valid token, or unset it for a public dataset"
                 return (
                     f"The Hugging Face Hub rejected the token (401 Unauthorized) for {kind} {repo_id}: "
-                    "set HF_TOKEN to a valid write token or run `hf auth login`."
+                    f"set HF_TOKEN to {what} or run `hf auth login`."
                 )
             if status == 403:
-                return (
-                    f"The token may not write to {kind} {repo_id} (403 Forbidden): "
-                    "use a token with write access to that owner."
-                )
+                verb = "write to" if action == "push" else "read"
+                return f"The token may not {verb} {kind} {repo_id} (403 Forbidden): use a token with access to it."
+            if isinstance(e, RevisionNotFoundError):
+                return f"The revision asked for was not found in {kind} {repo_id} (it may have been deleted){after}."
             if status == 404 or isinstance(e, RepositoryNotFoundError):
                 return (
                     f"The {kind} {repo_id} was not found (404 Not Found): check OWNER/NAME and that the owner exists."
                 )
-            return f"The Hugging Face Hub answered HTTP {status} for {kind} {repo_id}; nothing was committed."
+            return f"The Hugging Face Hub answered HTTP {status} for {kind} {repo_id}{after}."
         if isinstance(e, RepositoryNotFoundError):
             return f"The {kind} {repo_id} was not found: check OWNER/NAME and that the owner exists."
         if isinstance(e, (httpx2.TransportError, ConnectionError, TimeoutError)):
-            return (
-                f"Network error: could not talk to the Hugging Face Hub at {endpoint} "
-                f"({type(e).__name__}); nothing was committed."
-            )
-    return f"Pushing to {kind} {repo_id} failed ({type(exc).__name__}); nothing was committed."
+            return f"Network error: could not talk to the Hugging Face Hub at {endpoint} ({type(e).__name__}){after}."
+    verb = "Pushing to" if action == "push" else "Reading"
+    return f"{verb} {kind} {repo_id} failed ({type(exc).__name__}){after}."
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,8 @@ def headers_of(load: PmbLoad) -> PmbHeaders:
     )
 
 
-def _has_current_table(directory: Path) -> bool:
+def has_current_runs_table(directory: Path) -> bool:
+    """True when the snapshot holds a runs table of this layout and scoring code (else it is read whole)."""
     path = directory / RUNS_TABLE_FILE
     if not path.is_file():
         return False
@@ -279,7 +280,7 @@ def open_snapshot(directory: Path) -> PmbHeaders:
     cases (:data:`CASE_ROW_GROUP_ROWS` rows), whatever the number of runs. A snapshot without a current runs table
     is read whole.
     """
-    if not _has_current_table(directory):
+    if not has_current_runs_table(directory):
         return headers_of(read_snapshot(directory))
     table = read_runs_table(directory)
     rows = {run_id: i for i, run_id in enumerate(table.column("run_id").to_pylist())}

@@ -289,12 +289,12 @@ def open_qa_snapshot(directory: Path) -> QaHeaders:
     disputed = frozenset(str(d) for d in _field(doc, "disputed", str(directory / LOAD_FILE)))
     headers = tuple(QaRunHeader(**fields) for fields in _run_fields(directory, doc))
     path = directory / QUESTIONS_FILE
-    if parquet.schema(path).names != _WITH_RUN_ID.names:
-        raise SnapshotError(f"{path}: the columns are not those of this memeval's question table")
     by_id = {h.run_id: h for h in headers}
 
     @functools.cache
     def spans() -> dict[str, tuple[int, int]]:  # read on the first request: a leaderboard never needs it
+        if parquet.schema(path).names != _WITH_RUN_ID.names:
+            raise SnapshotError(f"{path}: the columns are not those of this memeval's question table")
         return parquet.run_spans(path)
 
     def read_runs(run_ids: Sequence[str]) -> tuple[LoadedRun, ...]:

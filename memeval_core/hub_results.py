@@ -1,0 +1,425 @@
+"""Results that live in a Hugging Face dataset: ``hf://datasets/OWNER/NAME[@REVISION]`` as a results root.
+
+Layout of such a dataset (``memeval-manifest.json`` at the top, :class:`Manifest`):
+
+- ``parts/<id>/``: one folder per push, a snapshot of the runs that push added, in the export's format
+  (:mod:`memeval_core.pmb.snapshot`: ``pmb-runs.parquet``, ``pmb-cases.parquet``, ``pmb-fixture.json``,
+  ``pmb-runs.json``; :mod:`memeval_core.qa.snapshot`: ``qa-load.json``, ``qa-runs.jsonl``,
+  ``qa-questions.parquet``). A part is never rewritten; its id is derived from its run ids.
+- ``memeval-manifest.json``: the layout version, the scoring code, and per part its folder, run ids and files.
+
+Reading (:func:`open_dataset`) resolves the revision to a commit with one request (none when the revision is
+a commit id), reads the manifest and each part's headers (runs table, fixture, QA run lines), and fetches a
+part's cases or questions only when a page asks for one of its runs. Files are fetched with
+``hf_hub_download`` at the resolved commit, so they land in the Hugging Face cache keyed by commit: a second
+start on an unchanged revision sends one metadata request and downloads nothing. (``HfFileSystem`` would read
+byte ranges, but it keeps no cache across starts.) Credentials come from the environment (``HF_TOKEN`` or the
+saved login), never from the URL.
+
+Contributing (:func:`push_runs`): the runs of a local results folder that the dataset does not hold yet become
+one new part plus an updated manifest, in one commit whose parent is the commit the manifest was read at. When
+another push landed in between, the Hub refuses it (412), and the push starts again from the new head.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Literal, ParamSpec, TypeVar
+
+import httpx2
+import pyarrow as pa
+from huggingface_hub import CommitOperationAdd, HfApi, get_hf_file_metadata, hf_hub_download, hf_hub_url
+from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memeval_core import SCORING_VERSION
+from memeval_core.export.hub import explain, hub_endpoint
+from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
+from memeval_core.pmb.ingest import PmbLoad
+from memeval_core.pmb.run import PmbRun
+from memeval_core.pmb.snapshot import (
+    CASES_FILE,
+    FIXTURE_FILE,
+    RUNS_FILE,
+    RUNS_TABLE_FILE,
+    PmbHeaders,
+    has_current_runs_table,
+    headers_of,
+    open_snapshot,
+)
+from memeval_core.pmb.snapshot import write_snapshot as write_pmb_snapshot
+from memeval_core.qa.ingest import LoadedRun, QaLoad
+from memeval_core.qa.snapshot import LOAD_FILE, QUESTIONS_FILE, QaHeaders, open_qa_snapshot, write_qa_snapshot
+from memeval_core.qa.snapshot import RUNS_FILE as QA_RUNS_FILE
+
+MANIFEST = "memeval-manifest.json"
+"""The manifest's path in the dataset."""
+LAYOUT = 1
+"""Layout version this code writes and reads."""
+PUSH_ATTEMPTS = 5
+"""Commits a push tries before it gives up (each retry starts from the new head)."""
+
+HUB_FAILURES = (HfHubHTTPError, EntryNotFoundError, RepositoryNotFoundError, OSError, httpx2.TransportError)
+"""What a call to the Hub raises when the Hub or the network fails (each becomes one sentence)."""
+P = ParamSpec("P")
+T = TypeVar("T")
+R = TypeVar("R", PmbRun, LoadedRun)
+_PMB_HEADER_FILES = (RUNS_TABLE_FILE, FIXTURE_FILE)
+_QA_HEADER_FILES = (LOAD_FILE, QA_RUNS_FILE)
+
+
+class Part(BaseModel):
+    """One push's runs: a snapshot folder in the dataset."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str = Field(pattern=r"^parts/[0-9a-f]{16}$")
+    """The folder, ``parts/<id>``; the id is the first 16 hex digits of the SHA-256 of its sorted run ids."""
+    pmb_runs: tuple[str, ...] = ()
+    """Ids of the PMB runs the part holds."""
+    qa_runs: tuple[str, ...] = ()
+    """Ids of the QA runs the part holds."""
+    files: dict[str, str]
+    """File name in the folder -> SHA-256 of its bytes."""
+
+
+class Manifest(BaseModel):
+    """``memeval-manifest.json``: what the dataset holds, part by part, in the order they were pushed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    layout: Literal[1]
+    """Layout version (:data:`LAYOUT`)."""
+    scoring_version: str
+    """The scoring code the parts were scored with; another one is refused (push the runs again)."""
+    fixture_sha256: dict[str, str] = {}
+    """SHA-256 of each PMB fixture file every PMB part was scored against; empty before the first PMB push."""
+    parts: tuple[Part, ...] = ()
+    """Every part, oldest first."""
+
+    def run_ids(self) -> set[str]:
+        """Every run id of every part."""
+        return {i for p in self.parts for i in (*p.pmb_runs, *p.qa_runs)}
+
+
+def empty_manifest() -> Manifest:
+    """The manifest of a dataset no push has written to yet."""
+    return Manifest(layout=1, scoring_version=SCORING_VERSION)
+
+
+def parse_manifest(data: bytes, where: str) -> Manifest:
+    """The manifest in ``data``; ``HubResultsError`` naming ``where`` and the field when it is malformed."""
+    try:
+        doc = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise HubResultsError(f"{where}: not valid JSON ({exc})") from exc
+    if isinstance(doc, dict) and doc.get("layout") != LAYOUT:
+        raise HubResultsError(f"{where}: layout {doc.get('layout')!r} is not one this memeval reads ({LAYOUT})")
+    try:
+        manifest = Manifest.model_validate(doc)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(x) for x in err["loc"]) or "$"
+        raise HubResultsError(f"{where}: field {field}: {err['msg']}") from exc
+    if manifest.scoring_version != SCORING_VERSION:
+        raise HubResultsError(
+            f"{where}: scored with scoring version {manifest.scoring_version}, this memeval scores with "
+            f"{SCORING_VERSION}: push the runs again with this version"
+        )
+    ids = [i for p in manifest.parts for i in (*p.pmb_runs, *p.qa_runs)]
+    if len(ids) != len(set(ids)):
+        raise HubResultsError(f"{where}: field parts: a run id is listed in two parts")
+    return manifest
+
+
+def manifest_bytes(manifest: Manifest) -> bytes:
+    """The manifest as written: sorted keys, two-space indent, one trailing newline."""
+    return (json.dumps(manifest.model_dump(mode="json"), sort_keys=True, indent=2) + "\n").encode()
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _one_sentence(exc: BaseException, location: HubLocation | str) -> HubResultsError:
+    return HubResultsError(
+        explain(exc, str(location).removeprefix("hf://datasets/"), "dataset", hub_endpoint(), "read")
+    )
+
+
+@dataclass(frozen=True)
+class _Fetcher:
+    """Downloads files of one dataset at one commit into the Hugging Face cache (no request once cached)."""
+
+    location: HubLocation
+    commit: str
+    token: str | None
+    cache_dir: Path | None
+
+    def __call__(self, path: str) -> Path:
+        try:
+            local = hf_hub_download(
+                self.location.repo_id, path, repo_type="dataset", revision=self.commit, token=self.token,
+                endpoint=hub_endpoint(), cache_dir=self.cache_dir,
+            )  # fmt: skip
+        except HUB_FAILURES as exc:
+            raise _one_sentence(exc, self.location) from exc
+        return Path(str(local))
+
+
+def resolve_commit(location: HubLocation, token: str | None = None) -> str:
+    """The commit ``location``'s revision points at now: one metadata request, none for a commit id."""
+    if location.revision is not None and re.fullmatch(r"[0-9a-f]{40}", location.revision):
+        return location.revision
+    url = hf_hub_url(location.repo_id, MANIFEST, repo_type="dataset", revision=location.revision,
+                     endpoint=hub_endpoint())  # fmt: skip
+    try:
+        meta = get_hf_file_metadata(url, token=token, endpoint=hub_endpoint())
+    except EntryNotFoundError as exc:
+        raise HubResultsError(
+            f"{location} holds no {MANIFEST}: add runs to it with `python -m memeval_core push --dataset "
+            f"{location.repo_id}`"
+        ) from exc
+    except HUB_FAILURES as exc:
+        raise _one_sentence(exc, location) from exc
+    if meta.commit_hash is None:
+        raise HubResultsError(f"{location}: the Hub named no commit for the revision; try again")
+    return meta.commit_hash
+
+
+@dataclass(frozen=True)
+class OpenedDataset:
+    """A results dataset opened at one commit: every run's header, whole runs fetched on request."""
+
+    location: HubLocation
+    """What was opened."""
+    commit: str
+    """The commit it was read at."""
+    manifest: Manifest
+    """Its manifest."""
+    pmb: PmbHeaders
+    """PMB runs of every part, in push order."""
+    qa: QaHeaders
+    """QA runs of every part, in push order."""
+
+
+def open_dataset(location: HubLocation, *, token: str | None = None, cache_dir: Path | None = None) -> OpenedDataset:
+    """Open a results dataset: the manifest and every part's headers; cases and questions when a run is read."""
+    commit = resolve_commit(location, token)
+    fetch = _Fetcher(location, commit, token, cache_dir)
+    manifest = parse_manifest(fetch(MANIFEST).read_bytes(), f"{location}/{MANIFEST}")
+    pmb = [_open_pmb_part(fetch, p) for p in manifest.parts if p.pmb_runs]
+    qa = [_open_qa_part(fetch, p) for p in manifest.parts if p.qa_runs]
+    return OpenedDataset(location, commit, manifest, _combined_pmb(pmb, str(location)), _combined_qa(qa))
+
+
+def _fetched_first(fetch: Callable[[], Path], read: Callable[P, T]) -> Callable[P, T]:
+    """``read``, after ``fetch`` has brought the file it needs into the cache."""
+
+    def reader(*args: P.args, **kwargs: P.kwargs) -> T:
+        fetch()
+        return read(*args, **kwargs)
+
+    return reader
+
+
+def _open_pmb_part(fetch: _Fetcher, part: Part) -> PmbHeaders:
+    fetched = [fetch(f"{part.path}/{name}") for name in _PMB_HEADER_FILES]
+    folder = fetched[0].parent
+    if not has_current_runs_table(folder):  # another layout: the part is read whole
+        for name in (RUNS_FILE, CASES_FILE):
+            fetch(f"{part.path}/{name}")
+    opened = open_snapshot(folder)
+    cases = partial(fetch, f"{part.path}/{CASES_FILE}")
+    return dataclasses.replace(
+        opened, read_runs=_fetched_first(cases, opened.read_runs), read_cases=_fetched_first(cases, opened.read_cases)
+    )
+
+
+def _open_qa_part(fetch: _Fetcher, part: Part) -> QaHeaders:
+    fetched = [fetch(f"{part.path}/{name}") for name in _QA_HEADER_FILES]
+    folder = fetched[0].parent
+    opened = open_qa_snapshot(folder)
+    questions = partial(fetch, f"{part.path}/{QUESTIONS_FILE}")
+    return dataclasses.replace(opened, read_runs=_fetched_first(questions, opened.read_runs))
+
+
+def _owners(
+    parts: Sequence[tuple[list[str], Callable[[Sequence[str]], tuple[R, ...]]]],
+) -> Callable[..., tuple[R, ...]]:
+    """One reader over several parts' readers: each id read from the part that holds it, in the order asked."""
+    owner = {run_id: n for n, (ids, _) in enumerate(parts) for run_id in ids}
+
+    def read(run_ids: Sequence[str]) -> tuple[R, ...]:
+        wanted: dict[int, list[str]] = {}
+        for run_id in run_ids:
+            wanted.setdefault(owner[run_id], []).append(run_id)
+        got = {run_id: run for n, ids in wanted.items() for run_id, run in zip(ids, parts[n][1](ids), strict=True)}
+        return tuple(got[run_id] for run_id in run_ids)
+
+    return read
+
+
+def _combined_pmb(parts: Sequence[PmbHeaders], where: str) -> PmbHeaders:
+    """The PMB runs of several parts as one (all parts must share the fixture)."""
+    if not parts:
+        return headers_of(PmbLoad((), (), None, ()))
+    fixtures = {json.dumps(dict(p.fixture.sha256), sort_keys=True) for p in parts if p.fixture is not None}
+    if len(fixtures) > 1:
+        raise HubResultsError(f"{where}: its parts were scored against different PMB fixtures")
+    ids = [p.table.column("run_id").to_pylist() for p in parts]
+    read_runs = _owners([(i, p.read_runs) for i, p in zip(ids, parts, strict=True)])
+    owner = {run_id: p for i, p in zip(ids, parts, strict=True) for run_id in i}
+
+    def read_cases(columns: Sequence[str], run_ids: Sequence[str]) -> pa.Table:
+        chosen = [p for p in parts if any(owner[i] is p for i in run_ids)]
+        tables = [p.read_cases(columns, [i for i in run_ids if owner[i] is p]) for p in chosen]
+        return pa.concat_tables(tables) if tables else parts[0].read_cases(columns, [])
+
+    table = pa.concat_tables([p.table for p in parts])
+    return PmbHeaders(table, parts[0].fixture, read_runs, read_cases)
+
+
+def _combined_qa(parts: Sequence[QaHeaders]) -> QaHeaders:
+    """The QA runs of several parts as one."""
+    runs = tuple(h for p in parts for h in p.runs)
+    read_runs = _owners([([h.run_id for h in p.runs], p.read_runs) for p in parts])
+    source = next((p.locomo_source for p in parts if p.locomo_source is not None), None)
+    disputed = frozenset(d for p in parts for d in p.disputed)
+    return QaHeaders(runs, source, disputed, read_runs)
+
+
+# ------------------------------------------------------------------ pushing
+
+
+@dataclass(frozen=True)
+class PushOutcome:
+    """What :func:`push_runs` did."""
+
+    repo_id: str
+    """The dataset."""
+    status: Literal["committed", "unchanged"]
+    """``committed``: one commit added a part; ``unchanged``: the dataset already held every run."""
+    pmb_runs: int
+    """PMB runs added."""
+    qa_runs: int
+    """QA runs added."""
+    part: str | None
+    """The folder of the part added."""
+    commit: str | None
+    """The commit made."""
+    attempts: int
+    """Commits tried (more than one when another push landed first)."""
+
+    def describe(self) -> str:
+        """One line saying what happened."""
+        if self.status == "unchanged":
+            return f"Dataset {self.repo_id} already holds every run; nothing committed."
+        retried = f" after {self.attempts - 1} concurrent push(es)" if self.attempts > 1 else ""
+        return (
+            f"Committed {self.pmb_runs} PMB and {self.qa_runs} QA run(s) to dataset {self.repo_id} as "
+            f"{self.part}{retried} (commit {self.commit})."
+        )
+
+
+def part_path(run_ids: Sequence[str]) -> str:
+    """The folder of the part holding ``run_ids``: derived from them, so the same runs give the same folder."""
+    return "parts/" + hashlib.sha256("\n".join(sorted(run_ids)).encode()).hexdigest()[:16]
+
+
+def _write_part(folder: Path, pmb: PmbLoad, qa: QaLoad, results: Path | None) -> Part:
+    """Write the snapshot of ``pmb``'s and ``qa``'s runs into ``folder`` and describe it."""
+    if pmb.runs:
+        write_pmb_snapshot(pmb, folder)
+    if qa.runs:
+        write_qa_snapshot(qa, folder, results=results)
+    files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+    pmb_ids = tuple(r.identity.run_id for r in pmb.runs)
+    qa_ids = tuple(r.run_id for r in qa.runs)
+    return Part(path=part_path([*pmb_ids, *qa_ids]), pmb_runs=pmb_ids, qa_runs=qa_ids, files=files)
+
+
+def _manifest_at(api: HfApi, repo_id: str, commit: str, token: str | None) -> Manifest:
+    """The manifest at ``commit``; empty when the dataset has none yet."""
+    with tempfile.TemporaryDirectory(prefix="memeval-hub-") as cache:
+        try:
+            local = hf_hub_download(repo_id, MANIFEST, repo_type="dataset", revision=commit, token=token,
+                                    endpoint=hub_endpoint(), cache_dir=cache)  # fmt: skip
+        except EntryNotFoundError:
+            return empty_manifest()
+        return parse_manifest(Path(str(local)).read_bytes(), f"hf://datasets/{repo_id}@{commit}/{MANIFEST}")
+
+
+def _new_runs(pmb: PmbLoad, qa: QaLoad, manifest: Manifest) -> tuple[PmbLoad, QaLoad]:
+    known = manifest.run_ids()
+    new_pmb = tuple(r for r in pmb.runs if r.identity.run_id not in known)
+    new_qa = tuple(r for r in qa.runs if r.run_id not in known)
+    if new_pmb and pmb.fixture is not None and manifest.fixture_sha256 not in ({}, dict(pmb.fixture.sha256)):
+        raise HubResultsError("the dataset's PMB runs were scored against another fixture than these runs")
+    return dataclasses.replace(pmb, runs=new_pmb), dataclasses.replace(qa, runs=new_qa)
+
+
+def push_runs(
+    pmb: PmbLoad,
+    qa: QaLoad,
+    repo_id: str,
+    *,
+    token: str | None,
+    private: bool = False,
+    results: Path | None = None,
+    attempts: int = PUSH_ATTEMPTS,
+) -> PushOutcome:
+    """Add the runs of ``pmb`` and ``qa`` that the dataset does not hold as one new part, in one commit.
+
+    The commit's parent is the commit the manifest was read at: when another push landed in between, the Hub
+    refuses it and this push starts again from the new head (up to ``attempts`` commits). Runs the dataset
+    already holds are left out, so pushing the same runs twice commits nothing the second time.
+    """
+    parse_location(f"hf://datasets/{repo_id}")
+    api = HfApi(endpoint=hub_endpoint(), token=token)
+    try:
+        api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
+        for attempt in range(1, attempts + 1):
+            head = api.repo_info(repo_id, repo_type="dataset").sha
+            if head is None:
+                raise HubResultsError(f"dataset {repo_id}: the Hub named no head commit; try again")
+            manifest = _manifest_at(api, repo_id, head, token)
+            new_pmb, new_qa = _new_runs(pmb, qa, manifest)
+            if not new_pmb.runs and not new_qa.runs:
+                return PushOutcome(repo_id, "unchanged", 0, 0, None, None, attempt)
+            commit = _commit_part(api, repo_id, head, manifest, new_pmb, new_qa, results)
+            if commit is not None:
+                part = part_path([*(r.identity.run_id for r in new_pmb.runs), *(r.run_id for r in new_qa.runs)])
+                return PushOutcome(repo_id, "committed", len(new_pmb.runs), len(new_qa.runs), part, commit, attempt)
+    except HUB_FAILURES as exc:
+        raise HubResultsError(explain(exc, repo_id, "dataset", hub_endpoint())) from exc
+    raise HubResultsError(
+        f"dataset {repo_id} changed {attempts} times while pushing; nothing was committed: push again"
+    )
+
+
+def _commit_part(
+    api: HfApi, repo_id: str, head: str, manifest: Manifest, pmb: PmbLoad, qa: QaLoad, results: Path | None
+) -> str | None:
+    """Commit a new part and the manifest listing it on top of ``head``; None when ``head`` is no longer the head."""
+    with tempfile.TemporaryDirectory(prefix="memeval-part-") as tmp:
+        part = _write_part(Path(tmp), pmb, qa, results)
+        fixture = dict(pmb.fixture.sha256) if pmb.runs and pmb.fixture is not None else manifest.fixture_sha256
+        updated = manifest.model_copy(update={"parts": (*manifest.parts, part), "fixture_sha256": fixture})
+        ops = [CommitOperationAdd(f"{part.path}/{name}", str(Path(tmp) / name)) for name in sorted(part.files)]
+        ops.append(CommitOperationAdd(MANIFEST, manifest_bytes(updated)))
+        message = f"Add {len(pmb.runs)} PMB and {len(qa.runs)} QA run(s) as {part.path}"
+        try:
+            info = api.create_commit(repo_id, ops, commit_message=message, repo_type="dataset", parent_commit=head)
+        except HfHubHTTPError as exc:
+            if exc.response is not None and exc.response.status_code in (409, 412):
+                return None  # another push landed first: read the new head and try again
+            raise
+        return str(info.oid)

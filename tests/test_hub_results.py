@@ -1,0 +1,252 @@
+"""Results in a Hugging Face dataset, against the local Hub stand-in: the same leaderboard as the folder, a
+second start that fetches nothing but the manifest's metadata, pushes that add only new runs (and race
+safely), and one sentence for every failure."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memeval_core import cli, leaderboard
+from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
+from memeval_core.hub_results import MANIFEST, open_dataset, parse_manifest, push_runs
+from memeval_core.pmb.ingest import PmbLoad
+from memeval_core.qa import leaderboard as qa_leaderboard
+from memeval_core.qa.ingest import QaLoad
+from memeval_core.results import load_all_results
+from tests.hub_standin import HUB_TOKEN, HubStandIn
+
+pytestmark = pytest.mark.filterwarnings("ignore:Use 'content=<...>':DeprecationWarning")
+
+DATASET = "standin-user/memeval-results"
+
+
+@pytest.fixture(scope="module")
+def local(shared_data: Path) -> tuple[PmbLoad, QaLoad]:
+    if not (shared_data / "precisionmembench").is_dir():
+        pytest.skip(f"{shared_data} lacks the public PMB data")
+    return load_all_results(shared_data, shared_data, cache_dir=None)
+
+
+def _halves(local: tuple[PmbLoad, QaLoad]) -> tuple[tuple[PmbLoad, QaLoad], tuple[PmbLoad, QaLoad]]:
+    pmb, qa = local
+    first = (dataclasses.replace(pmb, runs=pmb.runs[::2]), dataclasses.replace(qa, runs=qa.runs[::2]))
+    second = (dataclasses.replace(pmb, runs=pmb.runs[1::2]), dataclasses.replace(qa, runs=qa.runs[1::2]))
+    return first, second
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("results/", None),
+        ("hf://datasets/owner/name", HubLocation("owner/name")),
+        ("hf://datasets/owner/name@v1.0", HubLocation("owner/name", "v1.0")),
+        ("hf://datasets/owner/name@" + "a" * 40, HubLocation("owner/name", "a" * 40)),
+    ],
+)
+def test_locations_parse(text: str, want: HubLocation | None) -> None:
+    assert parse_location(text) == want
+    if want is not None:
+        assert str(want) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hf://user:hf_secret@datasets/owner/name",
+        "hf://datasets/owner/name?token=hf_secret",
+        "hf://owner/name",
+        "hf://spaces/owner/name",
+        "hf://datasets/owner/name@../../etc",
+        "hf://datasets/owner",
+    ],
+)
+def test_other_hf_urls_are_refused_in_one_sentence(text: str) -> None:
+    with pytest.raises(HubResultsError, match="is not a results dataset: write hf://datasets/OWNER/NAME") as info:
+        parse_location(text)
+    assert "secret" not in str(info.value) and "owner" not in str(info.value)
+
+
+def test_a_malformed_manifest_names_the_field() -> None:
+    with pytest.raises(HubResultsError, match=r"m\.json: field parts\.0\.path"):
+        parse_manifest(b'{"layout": 1, "scoring_version": "x", "parts": [{"path": "../x", "files": {}}]}', "m.json")
+    with pytest.raises(HubResultsError, match="layout 7 is not one"):
+        parse_manifest(b'{"layout": 7}', "m.json")
+    with pytest.raises(HubResultsError, match="not valid JSON"):
+        parse_manifest(b"{", "m.json")
+
+
+def test_the_dataset_gives_the_folders_leaderboard_and_runs(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    pmb, qa = local
+    outcome = push_runs(pmb, qa, DATASET, token=None)
+    assert outcome.status == "committed" and (outcome.pmb_runs, outcome.qa_runs) == (len(pmb.runs), len(qa.runs))
+    opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    assert leaderboard.table_rows(opened.pmb.table) == leaderboard.rows(pmb.runs)
+    assert qa_leaderboard.rows(list(opened.qa.runs)) == qa_leaderboard.rows(list(qa.runs))
+    run = pmb.runs[5]
+    (back,) = opened.pmb.read_runs([run.identity.run_id])
+    assert back.cases == run.cases and back.stated == run.stated
+    (qa_back,) = opened.qa.read_runs([qa.runs[3].run_id])
+    assert qa_back == qa.runs[3]
+
+
+def test_the_first_page_reads_headers_and_a_second_start_only_the_manifests_metadata(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    pmb, qa = local
+    push_runs(pmb, qa, DATASET, token=None)
+    repo = hub.repo("dataset", DATASET)
+    cases = sum(len(f.data) for p, f in repo.files.items() if p.endswith(("-cases.parquet", "-questions.parquet")))
+    everything = sum(len(f.data) for f in repo.files.values())
+    start = len(hub.requests)
+    opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    first_page = hub.bytes_sent(start)
+    assert 0 < first_page <= everything - cases  # no case, no question
+    assert not any(r.path.endswith(("-cases.parquet", "-questions.parquet")) for r in hub.requests[start:])
+    opened.pmb.read_runs([pmb.runs[0].identity.run_id])  # a page that shows cases fetches them now
+    assert any(r.path.endswith("pmb-cases.parquet") for r in hub.requests[start:])
+
+    again = len(hub.requests)
+    reopened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in hub.requests[again:]] == [("HEAD", MANIFEST)]
+    assert hub.bytes_sent(again) == 0
+    assert reopened.commit == opened.commit
+    assert leaderboard.table_rows(reopened.pmb.table) == leaderboard.table_rows(opened.pmb.table)
+
+
+def test_a_pinned_commit_needs_no_request_once_cached(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    pmb, qa = local
+    commit = push_runs(pmb, qa, DATASET, token=None).commit
+    assert commit is not None
+    open_dataset(HubLocation(DATASET, commit), cache_dir=tmp_path / "cache")
+    start = len(hub.requests)
+    open_dataset(HubLocation(DATASET, commit), cache_dir=tmp_path / "cache")
+    assert hub.requests[start:] == []
+
+
+def test_pushing_the_same_runs_twice_commits_nothing_and_new_runs_add_a_part(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    first, second = _halves(local)
+    push_runs(*first, DATASET, token=None)
+    commits = len(hub.commits)
+    again = push_runs(*first, DATASET, token=None)
+    assert again.status == "unchanged" and len(hub.commits) == commits
+    assert again.describe() == f"Dataset {DATASET} already holds every run; nothing committed."
+    before = dict(hub.repo("dataset", DATASET).files)
+    added = push_runs(*local, DATASET, token=None)  # only the second half is new
+    assert (added.pmb_runs, added.qa_runs) == (len(second[0].runs), len(second[1].runs))
+    after = hub.repo("dataset", DATASET).files
+    assert all(after[p].data == f.data for p, f in before.items() if p != MANIFEST)  # nothing rewritten
+    opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    assert len(opened.manifest.parts) == 2
+    assert leaderboard.table_rows(opened.pmb.table) == leaderboard.rows(local[0].runs)
+
+
+def test_a_push_that_loses_a_race_retries_on_the_new_head(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import memeval_core.hub_results as hub_results
+
+    first, second = _halves(local)
+    read_manifest = hub_results._manifest_at
+    raced: list[bool] = []
+
+    def manifest_then_a_rival_push(*args: Any) -> Any:
+        manifest = read_manifest(*args)
+        if not raced:  # between reading the head and committing on it, another contributor's push lands
+            raced.append(True)
+            monkeypatch.setattr(hub_results, "_manifest_at", read_manifest)
+            push_runs(*second, DATASET, token=None)
+            monkeypatch.setattr(hub_results, "_manifest_at", manifest_then_a_rival_push)
+        return manifest
+
+    monkeypatch.setattr(hub_results, "_manifest_at", manifest_then_a_rival_push)
+    outcome = push_runs(*first, DATASET, token=None)
+    assert outcome.status == "committed" and outcome.attempts == 2
+    assert "after 1 concurrent push(es)" in outcome.describe()
+    opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    assert sorted(leaderboard.table_rows(opened.pmb.table), key=str) == sorted(leaderboard.rows(local[0].runs), key=str)
+    assert {q.run_id for q in opened.qa.runs} == {q.run_id for q in local[1].runs}
+
+
+def test_two_concurrent_pushes_both_land(hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path) -> None:
+    halves = _halves(local)
+    outcomes: list[Any] = [None, None]
+
+    def push(i: int) -> None:
+        outcomes[i] = push_runs(*halves[i], DATASET, token=None)
+
+    threads = [threading.Thread(target=push, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [o.status for o in outcomes] == ["committed", "committed"]
+    opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    assert {r["run_id"] for r in leaderboard.table_rows(opened.pmb.table)} == {r.identity.run_id for r in local[0].runs}
+    assert len(opened.qa.runs) == len(local[1].runs)
+
+
+def _failure(hub: HubStandIn, tmp_path: Path, location: HubLocation) -> str:
+    with pytest.raises(HubResultsError) as info:
+        open_dataset(location, cache_dir=tmp_path / "fresh")
+    text = str(info.value)
+    assert "\n" not in text and HUB_TOKEN not in text and "Traceback" not in text
+    return text
+
+
+def test_each_failure_is_one_sentence(hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path) -> None:
+    first, second = _halves(local)
+    old = push_runs(*first, DATASET, token=None).commit
+    push_runs(*second, DATASET, token=None)
+    assert old is not None
+    hub.forget("dataset", DATASET, old)  # a force-push: the pinned commit no longer exists
+    assert "revision asked for was not found" in _failure(hub, tmp_path, HubLocation(DATASET, old))
+    assert "was not found (404" in _failure(hub, tmp_path, HubLocation("standin-user/missing"))
+    hub.add_repo("dataset", "standin-user/empty")
+    assert "holds no memeval-manifest.json" in _failure(hub, tmp_path, HubLocation("standin-user/empty"))
+    for status, words in ((401, "rejected the token (401"), (403, "may not read dataset")):
+        hub.fail_status, hub.fail_match = status, "memeval-results"
+        assert words in _failure(hub, tmp_path, HubLocation(DATASET))
+    hub.fail_status = None
+    hub.drop_connections = True
+    assert "Network error" in _failure(hub, tmp_path, HubLocation(DATASET))
+    hub.drop_connections = False
+    hub.drop_midway = True  # the headers arrive, the body is cut off
+    assert "Network error" in _failure(hub, tmp_path, HubLocation(DATASET))
+
+
+def test_the_command_line_pushes_and_reads_a_dataset(
+    hub: HubStandIn, shared_data: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not (shared_data / "precisionmembench").is_dir():
+        pytest.skip(f"{shared_data} lacks the public PMB data")
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", "off")
+    assert cli.main(["push", "--dataset", DATASET, "--results", str(shared_data)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Committed ") and f"to dataset {DATASET} as parts/" in out
+    assert cli.main(["push", "--dataset", DATASET, "--results", str(shared_data)]) == 0
+    assert capsys.readouterr().out == f"Dataset {DATASET} already holds every run; nothing committed.\n"
+    assert cli.main(["leaderboard", "--results", str(shared_data), "--format", "json"]) == 0
+    folder = capsys.readouterr().out
+    assert cli.main(["leaderboard", "--results", f"hf://datasets/{DATASET}", "--format", "json"]) == 0
+    assert capsys.readouterr().out == folder
+    monkeypatch.setenv("MEMEVAL_RESULTS", f"hf://datasets/{DATASET}")
+    assert cli.main(["verify"]) == 1  # the public reports have mismatches, as from the folder
+    assert "run(s) checked" in capsys.readouterr().out
+
+
+def test_the_command_line_refuses_credentials_in_the_url(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["leaderboard", "--results", "hf://me:hf_secret@datasets/o/n"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "never from the URL" in err
+    assert "hf_secret" not in err
