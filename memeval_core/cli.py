@@ -97,8 +97,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     qa: QaHeaders | None = None
     # Header-only: rows need no case or question, so a warm start reads the runs tables alone.
     if args.kind in ("all", "qa") or isinstance(root, HubLocation):
-        load, qa = open_results(root, fixtures_dir(args.fixtures), datasets)
-        qa = qa if args.kind in ("all", "qa") else None
+        opened = open_results(root, fixtures_dir(args.fixtures), datasets)
+        load, qa = opened.pmb, (opened.qa if args.kind in ("all", "qa") else None)
     else:
         load = load_pmb_headers(root, fixtures_dir(args.fixtures))
     missed = _print_not_loaded(load, qa)
@@ -124,7 +124,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     root = _root(args)
     # Header-only: the mismatches are in the runs table.
-    load, qa = open_results(root, fixtures_dir(args.fixtures), datasets_dir(None))
+    opened = open_results(root, fixtures_dir(args.fixtures), datasets_dir(None))
+    load, qa = opened.pmb, opened.qa
     missed = _print_not_loaded(load, qa)
     bad = 0
     runs = load.table.select(["display_name", "benchmark", "source", "mismatches"]).to_pylist()

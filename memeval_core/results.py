@@ -424,13 +424,25 @@ def load_headers(
     return pmb, load_qa_headers(qa_results, datasets, cache_dir=cache_dir, digests=digests)
 
 
+@dataclass(frozen=True)
+class OpenedResults:
+    """A results root opened for reading (:func:`open_results`)."""
+
+    pmb: PmbHeaders
+    """Every PMB run's header; whole runs through its readers."""
+    qa: QaHeaders
+    """Every QA run's header; whole runs through its reader."""
+    commit: str | None = None
+    """For a Hub dataset, the commit it was read at; None for a folder."""
+
+
 def open_results(
     root: Path | HubLocation,
     fixtures: Path | None = None,
     datasets: Path | None = None,
     *,
     cache_dir: Path | DefaultCache | None = "default",
-) -> tuple[PmbHeaders, QaHeaders]:
+) -> OpenedResults:
     """A results root opened for reading: every run's header now, whole runs through the headers' readers.
 
     A folder is :func:`load_headers`; a Hub dataset (:class:`HubLocation`) is read in place
@@ -441,5 +453,5 @@ def open_results(
         from memeval_core import hub_results  # importing huggingface_hub costs 0.6 s: only a Hub root pays it
 
         opened = hub_results.open_dataset(root)
-        return opened.pmb, opened.qa
-    return load_headers(root, root, fixtures, datasets, cache_dir=cache_dir)
+        return OpenedResults(opened.pmb, opened.qa, opened.commit)
+    return OpenedResults(*load_headers(root, root, fixtures, datasets, cache_dir=cache_dir))

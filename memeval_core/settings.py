@@ -5,7 +5,8 @@ nothing falls back silently to a default the user did not choose.
 
 | variable | meaning | default |
 |---|---|---|
-| ``MEMEVAL_RESULTS`` | results directory | ``results/`` |
+| ``MEMEVAL_RESULTS`` | results directory, or a results dataset ``hf://datasets/OWNER/NAME[@REVISION]`` | ``results/`` |
+| ``MEMEVAL_REFRESH_MINUTES`` | the app reads a results dataset again after this many minutes (and on "Refresh") | 15 |
 | ``MEMEVAL_FIXTURES`` | PMB fixtures directory | found under the results |
 | ``MEMEVAL_DATASETS`` | where ``locomo10.json`` lies | found under the results |
 | ``MEMEVAL_READ_ONLY`` | ``1``: hosted mode (no Upload, no Publish) | off; forced on in an exported Space |
@@ -108,6 +109,11 @@ def results_root(flag: str | os.PathLike[str] | None = None) -> Path | HubLocati
     chosen = str(flag or os.environ.get(RESULTS_ENV) or "")
     hub = parse_location(chosen.strip())
     return hub if hub is not None else results_dir(flag)
+
+
+def refresh_seconds(env: Mapping[str, str] | None = None) -> int:
+    """How often the app reads a results dataset on the Hub again (``MEMEVAL_REFRESH_MINUTES``, default 15)."""
+    return _number(os.environ if env is None else env, "MEMEVAL_REFRESH_MINUTES", 15, scale=60)
 
 
 def fixtures_dir(flag: str | os.PathLike[str] | None = None) -> Path | None:

@@ -30,7 +30,7 @@ if not loaded.identities:
     ui.empty_state(loaded)
     st.stop()
 
-results = ui.results_root()
+results = ui.results_folder()
 try:
     with st.spinner("Building the export…"):
         # One scratch export per state of the results directory; older ones are removed (see preview_export).

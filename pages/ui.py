@@ -17,6 +17,7 @@ import html
 import ipaddress
 import math
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -30,13 +31,15 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from memeval_core import csvsafe, labels, leaderboard, settings, tree
+from memeval_core.export.hub import hub_endpoint
 from memeval_core.export.space import md_code
+from memeval_core.hub_location import HubLocation, HubResultsError
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun, RunIdentity
 from memeval_core.pmb.runs_table import IDENTITY_COLUMNS
 from memeval_core.pmb.snapshot import CasesReader, RunsReader
 from memeval_core.qa.snapshot import QaRunsReader
-from memeval_core.results import load_headers
+from memeval_core.results import open_results
 from memeval_core.sync import SyncError, sync_catalogue
 from memeval_core.unloaded import NotLoaded, not_loaded
 
@@ -92,9 +95,44 @@ class Loaded:
     """The fingerprint of the files the runs were loaded from."""
 
 
-def results_root() -> Path:
-    """The results directory: ``$MEMEVAL_RESULTS`` or the project's ``results/`` (deliberately not the URL)."""
-    return settings.results_dir()
+def results_root() -> Path | HubLocation:
+    """The results root: ``$MEMEVAL_RESULTS`` (a folder or a results dataset on the Hub) or the project's
+    ``results/`` (deliberately not the URL)."""
+    return settings.results_root()
+
+
+def results_folder() -> Path:
+    """The results folder a write page writes into (call :func:`refuse_unless_writer` first: a Hub root has none)."""
+    root = results_root()
+    if isinstance(root, HubLocation):
+        raise RuntimeError("a write page ran on a Hub results root")  # refuse_unless_writer stops it before
+    return root
+
+
+REFRESH_KEY = "memeval-refresh"
+"""Key of the button that reads a results dataset on the Hub again."""
+
+
+@st.cache_resource
+def _refreshes() -> dict[str, int]:
+    """How often each Hub results root was refreshed by hand, for every session (part of its fingerprint)."""
+    return {}
+
+
+def root_fingerprint(root: Path | HubLocation, fixtures: Path | None, datasets: Path | None) -> str:
+    """What the cached load is keyed by. A folder: :func:`fingerprint` (files' sizes and times). A Hub dataset:
+    its location, the "Refresh" clicks and the current ``MEMEVAL_REFRESH_MINUTES`` period, so that it is read
+    again on a click or when the period ends, never on every rerun (which would cost a request per click)."""
+    if isinstance(root, HubLocation):
+        period = int(time.time() // settings.refresh_seconds())
+        return f"{root}|{hub_endpoint()}|{_refreshes().get(str(root), 0)}|{period}"
+    return fingerprint(root, fixtures, datasets)
+
+
+@st.cache_resource
+def _last_good() -> dict[str, Everything]:
+    """The last load of each results root that worked: shown, under the error, when a later read fails."""
+    return {}
 
 
 def fingerprint(*dirs: Path | None) -> str:
@@ -157,7 +195,10 @@ def _is_loopback(ip: str) -> bool:
 
 def may_write() -> bool:
     """Whether this viewer may use Upload and Publish: always, unless the app is read-only
-    (``MEMEVAL_READ_ONLY`` or an exported Space); then only after typing ``MEMEVAL_ADMIN_TOKEN``."""
+    (``MEMEVAL_READ_ONLY`` or an exported Space); then only after typing ``MEMEVAL_ADMIN_TOKEN``. Never when the
+    results are a dataset on the Hub: no page writes to it."""
+    if _on_hub():
+        return False
     if not settings.read_only():
         return True
     token = settings.admin_token()
@@ -178,10 +219,24 @@ def admin_unlock() -> None:
         )
 
 
+def _on_hub() -> bool:
+    try:
+        return isinstance(results_root(), HubLocation)
+    except HubResultsError:
+        return True  # an hf:// setting that does not parse is still no folder to write into
+
+
 def refuse_unless_writer(what: str) -> None:
     """Stop the page (server-side) unless this viewer may write; says why."""
     if may_write():
         return
+    if _on_hub():
+        st.info(
+            f"Results are read from a Hugging Face dataset, which no page writes to: {what} is not available here. "
+            "Add runs with `python -m memeval_core push --dataset OWNER/NAME`.",
+            icon=":material/lock:",
+        )
+        st.stop()
     st.info(
         f"This app is read-only: {what} is not available here. "
         "Run memeval from a checkout (`make app`) to add runs or publish.",
@@ -191,7 +246,10 @@ def refuse_unless_writer(what: str) -> None:
 
 
 def shown_path(path: str | Path) -> str:
-    """A server path as a page may show it: in full to a viewer on this machine, else only its last part."""
+    """A server path as a page may show it: in full to a viewer on this machine, else only its last part. A results
+    dataset on the Hub is public knowledge: shown in full."""
+    if str(path).startswith("hf://"):
+        return str(path)
     return str(path) if viewer_is_local() else Path(path).name or "."
 
 
@@ -374,6 +432,13 @@ def empty_state(loaded: Loaded) -> None:
     Offline (:class:`SyncError`), says so and how to point ``$MEMEVAL_RESULTS`` at a local copy.
     After a successful download the page reruns and shows the new data.
     """
+    if loaded.results_dir.startswith("hf://"):
+        st.info(
+            f"No runs yet in the results dataset {code_span(loaded.results_dir)}: add runs with "
+            "`python -m memeval_core push --dataset OWNER/NAME`.",
+            icon=":material/folder_off:",
+        )
+        return
     root = Path(loaded.results_dir)
     st.info(f"No runs yet in the results directory {code_span(shown_path(root))}.", icon=":material/folder_off:")
     if loaded.errors:
@@ -738,6 +803,8 @@ class Everything:
     """Every file neither loader took, with the reason and the fix (see :mod:`memeval_core.unloaded`)."""
     key: str = ""
     """The fingerprint of the files it was loaded from (a cache key for what pages derive from it)."""
+    commit: str | None = None
+    """For a results dataset on the Hub, the commit it was read at."""
 
 
 def _problems(errors: Sequence[Any]) -> tuple[LoadProblem, ...]:
@@ -756,9 +823,10 @@ def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: st
     A directory holding a snapshot (an export) is read from it; raw reports are loaded, re-scored and verified
     once and then read from the cache entry (see :mod:`memeval_core.results`).
     """
-    root = Path(results_dir)
-    pmb, qa = load_headers(root, root, Path(fixtures_dir) if fixtures_dir else None,
-                           Path(datasets_dir) if datasets_dir else None)  # fmt: skip
+    root = settings.results_root(results_dir)
+    opened = open_results(root, Path(fixtures_dir) if fixtures_dir else None,
+                          Path(datasets_dir) if datasets_dir else None)  # fmt: skip
+    pmb, qa = opened.pmb, opened.qa
     identities = tuple(RunIdentity(**row) for row in pmb.table.select(list(IDENTITY_COLUMNS)).to_pylist())
     return Everything(
         pmb=Loaded(
@@ -785,19 +853,37 @@ def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: st
         ),
         not_loaded=tuple(not_loaded(pmb, qa)),
         key=key,
+        commit=opened.commit,
     )
 
 
 def load_everything_current() -> Everything:
-    """Load the configured results directory (cached) and describe it in the sidebar; call it once per page run."""
+    """Load the configured results root (cached) and describe it in the sidebar; call it once per page run.
+
+    When a results dataset on the Hub cannot be read (gone, 401/403/404, network), the page says so in one
+    sentence and shows the last view that worked, if any.
+    """
     ensure_navigation()
-    root = results_root()
+    try:
+        root = results_root()
+    except HubResultsError as exc:
+        st.error(str(exc), icon=":material/cloud_off:")
+        st.stop()
     fixtures = settings.fixtures_dir()
     datasets = datasets_root()
-    everything = load_everything(
-        str(root), str(fixtures) if fixtures else None, str(datasets) if datasets else None,
-        fingerprint(root, fixtures, datasets),
-    )  # fmt: skip
+    try:
+        everything = load_everything(
+            str(root), str(fixtures) if fixtures else None, str(datasets) if datasets else None,
+            root_fingerprint(root, fixtures, datasets),
+        )  # fmt: skip
+    except HubResultsError as exc:
+        last = _last_good().get(str(root))
+        shown = "; showing the last view that was read." if last is not None else "."
+        st.error(str(exc).rstrip(".") + shown, icon=":material/cloud_off:")
+        if last is None:
+            st.stop()
+        everything = last
+    _last_good()[str(root)] = everything
     sidebar(everything)
     return everything
 
@@ -807,11 +893,22 @@ def load_qa_current() -> QaLoaded:
     return load_everything_current().qa
 
 
+def refresh_button(root: str, commit: str) -> None:
+    """Sidebar, for a results dataset: the commit shown and a button that reads the dataset again for everyone."""
+    every = settings.refresh_seconds() // 60
+    st.caption(f"Read at commit {commit[:8]}; read again every {every} minutes or on Refresh.")
+    if st.button("Refresh", key=REFRESH_KEY, icon=":material/refresh:"):
+        _refreshes()[root] = _refreshes().get(root, 0) + 1
+        st.rerun()
+
+
 def sidebar(everything: Everything) -> None:
     """The one sidebar block: what was read, what was found, and every file that was not loaded and why."""
     pmb, qa = everything.pmb, everything.qa
     with st.sidebar:
         st.caption(f"Results: {shown_path(pmb.results_dir)}", help=f"Set with ${settings.RESULTS_ENV}.")
+        if everything.commit is not None:
+            refresh_button(pmb.results_dir, everything.commit)
         counts: dict[str, int] = {}
         for r in pmb.identities:
             counts[r.benchmark] = counts.get(r.benchmark, 0) + 1

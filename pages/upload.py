@@ -20,7 +20,7 @@ ui.refuse_unless_writer("uploading runs")
 
 everything = ui.load_everything_current()
 loaded = everything.pmb
-results = ui.results_root()
+results = ui.results_folder()
 max_mb = settings.limits().max_upload_bytes / settings.MB
 st.caption(
     "PMB reports, QA results of any supported format (mem0 eval, EverMemOS, MemoryBench, zep, cognitive-memory, "

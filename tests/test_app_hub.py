@@ -1,0 +1,81 @@
+"""The app on a results dataset on the Hub (the local stand-in): the folder's leaderboard, a Refresh that reads
+the dataset again, one sentence and the last good view when a read fails, and no page that writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from memeval_core.hub_results import push_runs
+from memeval_core.pmb.ingest import PmbLoad
+from memeval_core.qa.ingest import QaLoad
+from memeval_core.results import load_all_results
+from pages import ui
+from tests.apptest import run_page
+from tests.hub_standin import HubStandIn
+
+pytestmark = pytest.mark.filterwarnings("ignore:Use 'content=<...>':DeprecationWarning")
+
+DATASET = "standin-user/app-results"
+
+
+@pytest.fixture(scope="module")
+def local(shared_data: Path) -> tuple[PmbLoad, QaLoad]:
+    if not (shared_data / "precisionmembench").is_dir():
+        pytest.skip(f"{shared_data} lacks the public PMB data")
+    return load_all_results(shared_data, shared_data, cache_dir=None)
+
+
+def _tables(at: object) -> list[pd.DataFrame]:
+    return [d.value.reset_index(drop=True) for d in at.dataframe]  # type: ignore[attr-defined]
+
+
+def test_home_shows_the_folders_boards_and_survives_a_failed_refresh(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(shared_data))
+    folder = _tables(run_page("pages/home.py"))
+    push_runs(*local, DATASET, token=None)
+    monkeypatch.setenv("MEMEVAL_RESULTS", f"hf://datasets/{DATASET}")
+    at = run_page("pages/home.py")
+    from_hub = _tables(at)
+    assert len(from_hub) == len(folder) >= 3
+    for a, b in zip(from_hub, folder, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert f"hf://datasets/{DATASET}" in captions and "Read at commit" in captions
+    assert not at.error
+
+    hub.drop_connections = True  # the next read fails midway through the Hub's answer
+    at.button(key=ui.REFRESH_KEY).click().run()
+    (error,) = at.error
+    assert "Network error" in error.value and "showing the last view that was read" in error.value
+    assert len(_tables(at)) == len(folder)  # the last good view stays on screen
+    hub.drop_connections = False
+    at.button(key=ui.REFRESH_KEY).click().run()
+    assert not at.error
+
+
+def test_no_page_writes_to_a_dataset(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    push_runs(*local, DATASET, token=None)
+    monkeypatch.setenv("MEMEVAL_RESULTS", f"hf://datasets/{DATASET}")
+    for page in ("pages/upload.py", "pages/publish.py"):
+        at = run_page(page)
+        assert any("no page writes to" in i.value for i in at.info), page
+    writes = [r for r in hub.requests if r.method in ("POST", "PUT") and "/commit/" in r.path]
+    assert len(writes) == 1  # the push above, nothing from the app
+
+
+def test_an_unknown_dataset_is_one_sentence(hub: HubStandIn, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVAL_RESULTS", "hf://datasets/standin-user/nothing-here")
+    at = run_page("pages/home.py")
+    (error,) = at.error
+    assert "was not found (404" in error.value
+    monkeypatch.setenv("MEMEVAL_RESULTS", "hf://me:hf_pasted@datasets/o/n")
+    at = run_page("pages/leaderboard.py")
+    (error,) = at.error
+    assert "never from the URL" in error.value and "hf_pasted" not in error.value
