@@ -18,6 +18,7 @@ SCRIPTS = (
     "bench_engine",
     "bench_stats",
     "bench_app",
+    "bench_hub",
     "bench_judge",
     "bench_runner",
 )

@@ -136,6 +136,15 @@ def test_bench_app_on_the_core_corpus(tmp_path: Path) -> None:
                for r in doc["rows"])  # fmt: skip
 
 
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"{SHARED_DATA} (the public benchmark data) is absent")
+def test_bench_hub_quick(tmp_path: Path) -> None:
+    doc = _run("bench_hub", tmp_path)
+    (size,) = doc["details"]["sizes"]
+    assert size["runs"] == 22 and size["hub_first_bytes"] > 0
+    assert size["hub_second_requests"] == 1 and size["hub_second_bytes"] == 0  # the manifest's metadata alone
+    assert 0 < size["hub_first_bytes"] < size["dataset_bytes"]  # no case, no question on the first page
+
+
 def test_every_script_has_a_smoke_test() -> None:
     tested = {name.removeprefix("test_").removesuffix("_quick") for name in globals() if name.endswith("_quick")}
     assert tested == set(SCRIPTS)

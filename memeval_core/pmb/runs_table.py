@@ -26,7 +26,7 @@ from memeval_core.pmb.run import PmbRun, RunIdentity
 IDENTITY_COLUMNS = tuple(f.name for f in dataclasses.fields(RunIdentity))
 """The run's identity: ``run_id``, ``display_name``, ``provider``, ``benchmark``, ``source``, ``sha256``."""
 
-_LAYOUT_KEY, _LAYOUT = "memeval.runs_table", "2"
+_LAYOUT_KEY, _LAYOUT = "memeval.runs_table", "3"
 _SCORING_KEY = "memeval.scoring_version"
 
 _CATEGORY = pa.struct(
@@ -49,6 +49,7 @@ RUNS_SCHEMA = pa.schema(
         ("latency_p95_ms", pa.float64()),
         ("categories", pa.list_(_CATEGORY)),
         ("ingestion_total_ms", pa.float64()),
+        ("ingestion_beliefs", pa.int64()),
         ("mismatches", pa.list_(pa.string())),
         ("provenance", pa.list_(pa.struct([("key", pa.string()), ("value", pa.string())]))),
         ("extra_fields", pa.list_(pa.string())),
@@ -81,6 +82,14 @@ ROW_GROUP_RUNS = 512
 """Runs per Parquet row group: reading one run's details decodes this many rows, not the whole table."""
 
 
+def ingestion_beliefs(run: PmbRun) -> int | None:
+    """Beliefs the run's ingestion covered: its per-belief timings, else the count it states; None without one."""
+    ing = run.ingestion
+    if ing is None:
+        return None
+    return len(ing.per_belief) if ing.per_belief else ing.belief_count
+
+
 def row_of(run: PmbRun) -> dict[str, Any]:
     """The runs-table row of one run as Python values: its :data:`HEADER_COLUMNS` (see :func:`details_of`)."""
     a = run.aggregate
@@ -98,6 +107,7 @@ def row_of(run: PmbRun) -> dict[str, Any]:
         "latency_p95_ms": a.latency.p95_ms,
         "categories": [dataclasses.asdict(c) for c in a.categories],
         "ingestion_total_ms": run.ingestion_total_ms,
+        "ingestion_beliefs": ingestion_beliefs(run),
         "mismatches": list(run.mismatches),
         "provenance": [{"key": k, "value": v} for k, v in run.provenance],
     }
