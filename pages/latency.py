@@ -1,22 +1,28 @@
 """Latency: how fast each system retrieves, which systems are both fast and good, and the per-case spread.
 
 URL state: ``?benchmark=pmb-session`` selects the suite, ``?quality=mean+precision`` the scatter's y axis
-(``active passes`` or ``mean precision``).
+(``active passes`` or ``mean precision``), ``?top=20`` how many systems the ingestion chart draws when more than
+:data:`CHART_LIMIT` ingested.
+
+The page reads the runs table's header columns and a few case columns of the suite; whole runs only for the
+ingestion chart's systems (per-belief timings live nowhere else), and for its download when it is clicked.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
+import pyarrow as pa
 import streamlit as st
 
 from memeval_core import labels
 from memeval_core.explore.latency_view import (
+    CASE_COLUMNS,
     ingestion_distribution,
     latency_boxes,
     latency_distribution,
@@ -24,7 +30,8 @@ from memeval_core.explore.latency_view import (
     log_ticks,
 )
 from memeval_core.explore.pareto import Quality, pareto_frame, quality_latency_points
-from memeval_core.pmb.run import Benchmark, PmbRun
+from memeval_core.pmb.run import Benchmark
+from memeval_core.pmb.snapshot import RunsReader
 from pages import ui
 
 QUALITY_LABELS: dict[str, Quality] = {"active passes": "active_retrieval", "mean precision": "mean_precision"}
@@ -40,6 +47,10 @@ LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bot
 """Legend in the figure's bottom margin, under the x axis title: clear of the plot and of plotly's toolbar."""
 SUMMARY_SHOWN = ["display_name", "run_id", "p50_ms", "p95_ms", "mean_ms", "cases"]
 SUMMARY_SHOWN += ["ingestion_total_ms", "ingestion_beliefs", "ingestion_per_belief_ms"]
+CHART_LIMIT = 50
+"""Systems the ingestion chart draws by default when more ingested (each is read whole)."""
+READ_CHUNK = 200
+"""Whole runs read at a time for the download of every system's per-belief timings."""
 
 EXPLANATION = """
 - **Retrieval latency** is measured per case (per turn in session runs), as the report records it.
@@ -67,7 +78,15 @@ def log_axis(values: Iterable[float], unit: str = "ms") -> dict[str, Any]:
     return axis
 
 
-def summary_frame(runs: tuple[PmbRun, ...]) -> pd.DataFrame:
+@st.cache_resource(max_entries=8, show_spinner="Reading latencies…")
+def suite_cases(_loaded: ui.Loaded, key: str, benchmark: Benchmark) -> pa.Table:
+    """The :data:`CASE_COLUMNS` of every case of the suite (read once per load and suite: a widget change re-reads
+    nothing)."""
+    del key  # only part of the cache key
+    return _loaded.read_cases(CASE_COLUMNS, [i.run_id for i in ui.suite_identities(_loaded, benchmark)])
+
+
+def summary_frame(runs: pa.Table) -> pd.DataFrame:
     """The per-system latency table, fastest median first (systems without a median last)."""
     df = latency_summary(runs).rename(columns={"count": "cases"})
     return ui.sort_frame(df, "p50_ms", descending=False)
@@ -107,13 +126,13 @@ def summary_figure(df: pd.DataFrame, benchmark: Benchmark) -> go.Figure:
     return fig
 
 
-def summary_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> list[str]:
-    """The answer: median and p95 per system, then the table with ingestion cost; returns the systems in its order."""
+def summary_section(runs: pa.Table, benchmark: Benchmark) -> pd.DataFrame:
+    """The answer: median and p95 per system, then the table with ingestion cost; returns that table."""
     df = summary_frame(runs)
     ui.chart(summary_figure(df, benchmark), key="latency-summary-chart")
     ui.table(df[SUMMARY_SHOWN], key="latency-summary", height="content")
     ui.download_buttons(df, f"memeval-latency-{benchmark}", "summary")
-    return [str(n) for n in df["display_name"]]
+    return df
 
 
 def distribution_figure(dist: pd.DataFrame, order: list[str], title: str) -> go.Figure:
@@ -178,35 +197,72 @@ def _box_layout(fig: go.Figure, order: list[str], title: str, values: Iterable[f
     return fig
 
 
-def distribution_section(runs: tuple[PmbRun, ...], benchmark: Benchmark, order: list[str]) -> None:
-    """Per-case latency boxes and, where recorded, per-belief ingestion boxes."""
+def distribution_section(loaded: ui.Loaded, runs: pa.Table, benchmark: Benchmark, order: list[str]) -> None:
+    """Per-case latency boxes of every system of the suite (``runs``, the runs table's rows), ``order`` top down."""
     st.subheader("How latency spreads from case to case", anchor=False)
-    n_cases = sum(r.table.n for r in runs)
+    cases = suite_cases(loaded, f"{loaded.results_dir}|{loaded.key}", benchmark)
     stem = f"memeval-latency-per-case-{benchmark}"
     title = "Retrieval latency of every case, fastest median on top"
-    if n_cases <= ui.POINTS_LIMIT:
+    if cases.num_rows <= ui.POINTS_LIMIT:
         st.caption("Each dot is one case; boxes show the quartiles and the median.")
-        dist = latency_distribution(runs)
+        dist = latency_distribution(cases, runs)
         ui.chart(distribution_figure(dist, order, title), key="latency-box")
         ui.download_buttons(dist, stem, "distribution")
     else:
         st.caption(
-            f"{n_cases:,} cases: too many to draw one dot each, so boxes show the quartiles, the median and Tukey "
-            "whiskers (1.5 IQR), computed from every case. The table lists them; the download has every case."
+            f"{cases.num_rows:,} cases: too many to draw one dot each, so boxes show the quartiles, the median and "
+            "Tukey whiskers (1.5 IQR), computed from every case. The table lists them; the download has every case."
         )
-        boxes = latency_boxes(runs).rename(columns={"count": "cases"})
+        boxes = latency_boxes(cases, runs).rename(columns={"count": "cases"})
         ui.chart(box_figure(boxes, order, title), key="latency-box")
         ui.table(boxes, key="latency-boxes", hide=("run_id", "benchmark"), height=320)
         ui.download_buttons(boxes, f"memeval-latency-boxes-{benchmark}", "boxes")
-        ui.download_buttons(partial(latency_distribution, runs), stem, "distribution")
-    ingestion = ingestion_distribution(runs)
+        ui.download_buttons(partial(latency_distribution, cases, runs), stem, "distribution")
+
+
+def charted_count(n_runs: int) -> int:
+    """How many systems (fastest median first) the ingestion chart draws: all, up to :data:`CHART_LIMIT`; above,
+    the reader picks (each is read whole; the download holds every system)."""
+    if n_runs <= CHART_LIMIT:
+        return n_runs
+    return ui.number_param(
+        f"Systems in the ingestion chart (fastest median first; the download has all {n_runs:,})",
+        "top", CHART_LIMIT, 1, n_runs, step=10, width=420,
+    )  # fmt: skip
+
+
+def all_ingestion(read_runs: RunsReader, run_ids: Sequence[str]) -> pd.DataFrame:
+    """:func:`ingestion_distribution` of every run in ``run_ids``, read :data:`READ_CHUNK` whole runs at a time
+    (for a download: none is kept)."""
+    parts = [ingestion_distribution(read_runs(run_ids[i : i + READ_CHUNK])) for i in range(0, len(run_ids), READ_CHUNK)]
+    return pd.concat(parts, ignore_index=True) if parts else ingestion_distribution(())
+
+
+def ingestion_chart(ingestion: pd.DataFrame, order: list[str], of: int | None) -> None:
+    """Per-belief ingestion boxes, systems in ``order`` top down (``of``: the systems read, when not all were)."""
+    recorded = [n for n in order if (ingestion["display_name"] == n).any()]
+    title = f"Ingestion time per belief, for the {len(recorded)} systems whose report records it"
+    title += "" if of is None else f", of the {of:,} fastest that ingested"
+    ui.chart(distribution_figure(ingestion, recorded, title), key="ingestion-box")
+
+
+def ingestion_section(loaded: ui.Loaded, summary: pd.DataFrame, ranked: list[str], benchmark: Benchmark) -> None:
+    """Per-belief ingestion boxes of the first systems of ``summary`` (fastest first) that ingested beliefs, read
+    whole; the download lists every system's timings in rank order (``ranked``: the suite's run ids)."""
+    ingested = summary[summary["ingestion_beliefs"].fillna(0) > 0]
+    everyone = [i for i in ranked if i in set(ingested["run_id"])]
+    chosen = set(ingested["run_id"].iloc[: charted_count(len(everyone))])
+    ingestion = ingestion_distribution(ui.whole_runs(loaded, [i for i in everyone if i in chosen]))
+    limited = len(chosen) < len(everyone)
     if len(ingestion):
-        recorded = [n for n in order if (ingestion["display_name"] == n).any()]
-        title = f"Ingestion time per belief, for the {len(recorded)} systems whose report records it"
-        ui.chart(distribution_figure(ingestion, recorded, title), key="ingestion-box")
-        ui.download_buttons(ingestion, f"memeval-ingestion-per-belief-{benchmark}", "ingestion")
+        ingestion_chart(ingestion, [str(n) for n in summary["display_name"]], len(chosen) if limited else None)
+    elif limited:
+        st.caption(f"None of the {len(chosen):,} fastest systems that ingested records per-belief timings.")
     else:
         st.caption("No report of this suite records per-belief ingestion timings.")
+        return
+    data = partial(all_ingestion, loaded.read_runs, everyone) if limited else ingestion
+    ui.download_buttons(data, f"memeval-ingestion-per-belief-{benchmark}", "ingestion")
 
 
 def pareto_figure(points: pd.DataFrame, quality_label: str) -> go.Figure:
@@ -249,7 +305,7 @@ def pareto_figure(points: pd.DataFrame, quality_label: str) -> go.Figure:
     return fig
 
 
-def pareto_section(runs: tuple[PmbRun, ...], benchmark: Benchmark) -> None:
+def pareto_section(runs: pa.Table, benchmark: Benchmark) -> None:
     """Quality picker, the scatter with its frontier and, beside it, the frontier listed."""
     st.subheader("Fast and good: the Pareto frontier", anchor=False)
     label = ui.choice("Quality", "quality", list(QUALITY_LABELS), "active passes", QUALITY_NAMES, radio=True)
@@ -281,9 +337,10 @@ chosen = ui.choice(
     "Benchmark", "benchmark", present, present[0], {b: labels.benchmark_name(b) for b in present}, radio=True
 )
 benchmark: Benchmark = next(b for b in present if b == chosen)
-suite = ui.suite_runs(loaded, benchmark)
-fastest_first = summary_section(suite, benchmark)
+suite = ui.suite_table(loaded, benchmark)
+summary = summary_section(suite, benchmark)
 pareto_section(suite, benchmark)
-distribution_section(suite, benchmark, fastest_first)
+distribution_section(loaded, suite, benchmark, [str(n) for n in summary["display_name"]])
+ingestion_section(loaded, summary, suite.column("run_id").to_pylist(), benchmark)
 with st.expander("How latency is measured"):
     st.markdown(EXPLANATION)

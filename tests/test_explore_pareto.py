@@ -1,15 +1,55 @@
-"""Pareto front on hand-made points (ties, duplicates, dominance on one axis) and on the real runs."""
+"""Pareto front on hand-made points (ties, duplicates, dominance on one axis) and on the real runs; the points
+come from the runs table, checked against an oracle computed from the whole runs."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
-from memeval_core.explore.pareto import ParetoPoint, pareto_frame, pareto_front, quality_latency_points
-from memeval_core.pmb.ingest import load_pmb
+from memeval_core.explore.pareto import (
+    QUALITIES,
+    ParetoPoint,
+    Quality,
+    pareto_frame,
+    pareto_front,
+    quality_latency_points,
+)
+from memeval_core.pmb.ingest import PmbLoad
+from memeval_core.pmb.run import PmbRun
+from memeval_core.pmb.runs_table import runs_table
+from memeval_core.results import load_all_results
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def pmb() -> PmbLoad:
+    if not (SHARED / "precisionmembench").is_dir():
+        pytest.skip(f"shared PMB data not found at {SHARED}")
+    return load_all_results(SHARED, SHARED, cache_dir=None)[0]
+
+
+def single_turn(pmb: PmbLoad) -> pa.Table:
+    return runs_table([r for r in pmb.runs if r.identity.benchmark == "pmb-single-turn"])
+
+
+def points_oracle(runs: Sequence[PmbRun], quality: Quality) -> tuple[ParetoPoint, ...]:
+    """The per-run implementation the runs-table one replaces: each run's aggregate."""
+    out = []
+    for run in runs:
+        agg = run.aggregate
+        y = {
+            "pass_rate": agg.pass_rate,
+            "mean_precision": agg.mean_precision,
+            "mean_recall": agg.mean_recall,
+            "active_retrieval": float(agg.pass_types["active_retrieval"]),
+        }[quality]
+        if agg.latency.p50_ms is not None and y is not None:
+            out.append(ParetoPoint(run.identity.display_name, agg.latency.p50_ms, y))
+    return tuple(out)
 
 
 def _pt(name: str, x: float, y: float) -> ParetoPoint:
@@ -60,12 +100,37 @@ def test_non_finite_refused() -> None:
         pareto_front([_pt("bad", float("nan"), 0.5)])
 
 
-def test_real_runs() -> None:
-    if not DATA.is_dir():
-        pytest.skip(f"shared PMB data not found at {DATA}")
-    runs = [
-        r for r in load_pmb(DATA / "test-results", DATA / "fixtures").runs if r.identity.benchmark == "pmb-single-turn"
-    ]
+def test_points_equal_the_oracle(pmb: PmbLoad) -> None:
+    suites = [[r for r in pmb.runs if r.identity.benchmark == b] for b in ("pmb-single-turn", "pmb-session")]
+    for runs in [*suites, list(pmb.runs), list(reversed(pmb.runs))]:
+        table = runs_table(runs)
+        for quality in QUALITIES:
+            assert quality_latency_points(table, quality) == points_oracle(runs, quality)
+
+
+def test_runs_lacking_a_median_or_the_quality_are_left_out() -> None:
+    table = pa.table(
+        {
+            "display_name": ["ok", "no-cases", "no-median", "no-precision"],
+            "latency_p50_ms": [5.0, 7.0, None, 9.0],
+            "cases": [4, 0, 4, 4],
+            "passed": [3, 0, 4, 1],
+            "mean_precision": [0.5, None, 1.0, None],
+            "mean_recall": [0.25, None, 1.0, 0.0],
+            "active_retrieval": [2, 0, 4, 0],
+        }
+    )
+    assert quality_latency_points(table, "pass_rate") == (
+        ParetoPoint("ok", 5.0, 0.75),
+        ParetoPoint("no-precision", 9.0, 0.25),
+    )
+    assert [p.name for p in quality_latency_points(table, "mean_precision")] == ["ok"]
+    assert [p.name for p in quality_latency_points(table, "mean_recall")] == ["ok", "no-precision"]
+    assert [p.y for p in quality_latency_points(table, "active_retrieval")] == [2.0, 0.0, 0.0]
+
+
+def test_real_runs(pmb: PmbLoad) -> None:
+    runs = single_turn(pmb)
     pts = quality_latency_points(runs, "pass_rate")
     assert len(pts) == 13
     # tenure is both the fastest (p50 9.77 ms) and the best (77/77): it dominates everything.
@@ -86,13 +151,8 @@ def test_pareto_frame_marks_the_front() -> None:
     assert pareto_frame([]).empty
 
 
-def test_active_passes_quality() -> None:
-    if not DATA.is_dir():
-        pytest.skip(f"shared PMB data not found at {DATA}")
-    runs = [
-        r for r in load_pmb(DATA / "test-results", DATA / "fixtures").runs if r.identity.benchmark == "pmb-single-turn"
-    ]
-    pts = {p.name: p for p in quality_latency_points(runs, "active_retrieval")}
+def test_active_passes_quality(pmb: PmbLoad) -> None:
+    pts = {p.name: p for p in quality_latency_points(single_turn(pmb), "active_retrieval")}
     assert (pts["tenure"].x, pts["tenure"].y) == (9.77, 43.0)
     assert (pts["gbrain"].y, pts["supermemory"].y, pts["mem0"].y) == (5.0, 4.0, 0.0)
     # Without tenure: a-mem fastest with 0 active passes, supermemory (4 at 69 ms), gbrain (5 at 544 ms).

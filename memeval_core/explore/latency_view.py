@@ -1,7 +1,9 @@
 """Latency per run: summary (mean, p50, p95, ingestion), per-case distribution, per-belief ingestion.
 
 Percentiles are nearest-rank (:mod:`memeval_core.latency`), as PrecisionMemBench computes them, so
-every p50/p95 is an observed latency.
+every p50/p95 is an observed latency. The summary reads the runs table (:mod:`memeval_core.pmb.runs_table`)
+alone and the distributions :data:`CASE_COLUMNS` of the cases table, so a suite of thousands of runs is
+charted without reading a whole run; only per-belief ingestion timings need whole runs.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from numpy.typing import NDArray
 
 from memeval_core.pmb.run import PmbRun
 
@@ -27,82 +32,64 @@ SUMMARY_COLUMNS = [
     "ingestion_beliefs",
     "ingestion_per_belief_ms",
 ]
+_SUMMARY_SOURCES = {"display_name": "display_name", "run_id": "run_id", "benchmark": "benchmark"}
+_SUMMARY_SOURCES |= {"count": "latency_count", "mean_ms": "latency_mean_ms", "p50_ms": "latency_p50_ms"}
+_SUMMARY_SOURCES |= {"p95_ms": "latency_p95_ms", "ingestion_total_ms": "ingestion_total_ms"}
+_SUMMARY_SOURCES |= {"ingestion_beliefs": "ingestion_beliefs"}
+"""Summary column -> the runs-table column it is read from."""
+CASE_COLUMNS = ("run_id", "case_id", "turn_index", "category", "passed", "latency_ms")
+"""The case columns :func:`latency_distribution` and :func:`latency_boxes` read (of every run they chart)."""
+RUN_COLUMNS = ["display_name", "run_id", "benchmark"]
+"""The runs-table columns that name each run in a result."""
 
 
-def latency_summary(runs: Sequence[PmbRun]) -> pd.DataFrame:
-    """One row per run: retrieval latency summary and ingestion cost.
+def latency_summary(runs: pa.Table) -> pd.DataFrame:
+    """One row per row of the runs table ``runs``, in its order: retrieval latency summary and ingestion cost.
 
-    ``ingestion_total_ms`` is :attr:`PmbRun.ingestion_total_ms` (sum of per-belief timings when
-    present, else the stated total); ``ingestion_beliefs`` is the number of per-belief timings (else
-    the stated belief count); ``ingestion_per_belief_ms = ingestion_total_ms / ingestion_beliefs``.
-    Ingestion columns are NaN when the run did not ingest (or ingested zero beliefs).
+    ``count, mean_ms, p50_ms, p95_ms`` are the table's ``latency_*`` columns; ``ingestion_total_ms`` is the sum
+    of per-belief timings when the report has them, else the stated total; ``ingestion_beliefs`` the number of
+    per-belief timings, else the stated belief count; ``ingestion_per_belief_ms = ingestion_total_ms /
+    ingestion_beliefs`` when both are present and ``ingestion_beliefs > 0``. Ingestion columns are missing
+    (NaN, ``<NA>``) when the run did not ingest (or ingested zero beliefs).
     """
-    rows = []
-    for run in runs:
-        lat = run.aggregate.latency
-        ing = run.ingestion
-        total = run.ingestion_total_ms
-        beliefs = None if ing is None else (len(ing.per_belief) if ing.per_belief else ing.belief_count)
-        rows.append(
-            {
-                "display_name": run.identity.display_name,
-                "run_id": run.identity.run_id,
-                "benchmark": run.identity.benchmark,
-                "count": lat.count,
-                "mean_ms": lat.mean_ms,
-                "p50_ms": lat.p50_ms,
-                "p95_ms": lat.p95_ms,
-                "ingestion_total_ms": total,
-                "ingestion_beliefs": beliefs,
-                "ingestion_per_belief_ms": total / beliefs if total is not None and beliefs else None,
-            }
-        )
-    frame = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
-    for col in ("mean_ms", "p50_ms", "p95_ms", "ingestion_total_ms", "ingestion_per_belief_ms"):
+    frame = pd.DataFrame({name: runs.column(col).to_pylist() for name, col in _SUMMARY_SOURCES.items()})
+    for col in ("mean_ms", "p50_ms", "p95_ms", "ingestion_total_ms"):
         frame[col] = frame[col].astype("float64")
+    beliefs = frame["ingestion_beliefs"].astype("float64")
+    frame["ingestion_per_belief_ms"] = (frame["ingestion_total_ms"] / beliefs).where(beliefs > 0)
     frame["ingestion_beliefs"] = frame["ingestion_beliefs"].astype("Int64")
-    return frame
+    return frame[SUMMARY_COLUMNS]
 
 
-def latency_distribution(runs: Sequence[PmbRun]) -> pd.DataFrame:
+def _in_run_order(cases: pa.Table, runs: pa.Table) -> pa.Table:
+    """The cases of the runs in ``runs``: runs in its order, each run's cases in their order in ``cases``.
+
+    Column ``_run`` holds each case's row number in ``runs``; cases of other runs are left out.
+    """
+    row = pc.index_in(cases.column("run_id"), value_set=runs.column("run_id"))
+    kept = cases.append_column("_run", row).filter(pc.is_valid(row))
+    return kept.take(pc.sort_indices(kept, [("_run", "ascending")]))  # a stable sort
+
+
+def latency_distribution(cases: pa.Table, runs: pa.Table) -> pd.DataFrame:
     """Tidy per-case latencies for ECDF and box plots: one row per run and case (session: turn).
 
-    Columns: ``display_name, run_id, benchmark, case_id, turn_index`` (nullable Int64),
-    ``category, passed, latency_ms``.
+    ``cases``: the :data:`CASE_COLUMNS` of the cases table, in any order; ``runs``: the runs table's rows,
+    whose order the result keeps (each run's cases in their order). Columns: ``display_name, run_id,
+    benchmark, case_id, turn_index`` (nullable Int64), ``category, passed, latency_ms``.
     """
-    columns = ["display_name", "run_id", "benchmark", "case_id", "turn_index", "category", "passed", "latency_ms"]
-    # Straight from each run's case columns: no per-case objects, which matters at thousands of runs.
-    parts = []
-    for run in runs:
-        t = run.table
-        turn = pd.array(t.column("turn_index"), dtype="Int64")
-        turn[~t.present("turn_index")] = pd.NA
-        parts.append(
-            pd.DataFrame(
-                {
-                    "display_name": run.identity.display_name,
-                    "run_id": run.identity.run_id,
-                    "benchmark": run.identity.benchmark,
-                    "case_id": t.texts("case_id"),
-                    "turn_index": turn,
-                    "category": t.texts("category"),
-                    "passed": t.column("passed"),
-                    "latency_ms": t.column("latency_ms"),
-                },
-                columns=columns,
-            )
-        )
-    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
-    frame["turn_index"] = frame["turn_index"].astype("Int64")
-    frame["passed"] = frame["passed"].astype(bool)
-    frame["latency_ms"] = frame["latency_ms"].astype("float64")
-    return frame
+    t = _in_run_order(cases, runs)
+    names = runs.select(["display_name", "benchmark"]).take(t.column("_run"))
+    frame = pd.concat([names.to_pandas(), t.select(list(CASE_COLUMNS)).to_pandas()], axis=1)
+    ordered: pd.DataFrame = frame[["display_name", "run_id", "benchmark", *CASE_COLUMNS[1:]]]
+    return ordered.astype({"turn_index": "Int64", "passed": bool, "latency_ms": "float64"})
 
 
 def ingestion_distribution(runs: Sequence[PmbRun]) -> pd.DataFrame:
     """Per-belief ingestion latencies of the runs that record them (others contribute no rows).
 
-    Columns: ``display_name, run_id, benchmark, belief_id, latency_ms``.
+    Only whole runs hold them: pass the runs a chart draws. Columns: ``display_name, run_id, benchmark,
+    belief_id, latency_ms``.
     """
     rows = [
         {
@@ -125,50 +112,48 @@ BOX_COLUMNS = ["display_name", "run_id", "benchmark", "count", "min_ms", "lower_
 BOX_COLUMNS += ["q3_ms", "upper_fence_ms", "max_ms"]
 
 
-def latency_boxes(runs: Sequence[PmbRun]) -> pd.DataFrame:
+def _box_stats(lat: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+    """Box statistics of each row of ``lat`` (one run's latencies per row): see :func:`latency_boxes`."""
+    q1, median, q3 = np.percentile(lat, [25, 50, 75], axis=1)
+    iqr = q3 - q1
+    low = np.where(lat >= (q1 - 1.5 * iqr)[:, None], lat, np.inf).min(axis=1)
+    high = np.where(lat <= (q3 + 1.5 * iqr)[:, None], lat, -np.inf).max(axis=1)
+    return {
+        "min_ms": lat.min(axis=1),
+        "lower_fence_ms": low,
+        "q1_ms": q1,
+        "median_ms": median,
+        "q3_ms": q3,
+        "upper_fence_ms": high,
+        "max_ms": lat.max(axis=1),
+    }
+
+
+def latency_boxes(cases: pa.Table, runs: pa.Table) -> pd.DataFrame:
     """Box-plot statistics of each run's per-case latencies, for views too large to draw every case.
 
-    Quartiles interpolate linearly (``numpy.percentile``'s default, which is also plotly's
+    ``cases`` and ``runs`` as for :func:`latency_distribution`; one row per run that has cases, in the order
+    of ``runs``. Quartiles interpolate linearly (``numpy.percentile``'s default, which is also plotly's
     ``quartilemethod="linear"``). Whiskers follow Tukey: ``lower_fence_ms`` is the smallest latency
     at or above ``q1 - 1.5 * IQR``, ``upper_fence_ms`` the largest at or below ``q3 + 1.5 * IQR``.
-    Runs without cases are left out.
     """
+    t = _in_run_order(cases, runs)
+    run, lat = t.column("_run").to_numpy(), t.column("latency_ms").to_numpy()
+    first = np.flatnonzero(np.diff(run, prepend=-1))  # where each run's cases start
+    size = np.diff(first, append=len(run))
     # Runs with the same number of cases are stacked and summarised in one call per statistic (numpy
     # computes each row exactly as it would alone); a thousand separate np.percentile calls cost 0.3 s.
-    by_size: dict[int, list[int]] = {}
-    for i, run in enumerate(runs):
-        by_size.setdefault(run.table.n, []).append(i)
-    stats: dict[int, dict[str, float | int]] = {}
-    for size, members in by_size.items():
-        if size == 0:
-            continue
-        lat = np.stack([runs[i].table.column("latency_ms") for i in members])
-        q1, median, q3 = np.percentile(lat, [25, 50, 75], axis=1)
-        iqr = q3 - q1
-        low = np.where(lat >= (q1 - 1.5 * iqr)[:, None], lat, np.inf).min(axis=1)
-        high = np.where(lat <= (q3 + 1.5 * iqr)[:, None], lat, -np.inf).max(axis=1)
-        for j, i in enumerate(members):
-            stats[i] = {
-                "count": size,
-                "min_ms": float(lat[j].min()),
-                "lower_fence_ms": float(low[j]),
-                "q1_ms": float(q1[j]),
-                "median_ms": float(median[j]),
-                "q3_ms": float(q3[j]),
-                "upper_fence_ms": float(high[j]),
-                "max_ms": float(lat[j].max()),
-            }
-    rows = [
-        {
-            "display_name": run.identity.display_name,
-            "run_id": run.identity.run_id,
-            "benchmark": run.identity.benchmark,
-            **stats[i],
-        }
-        for i, run in enumerate(runs)
-        if i in stats
+    parts = [
+        pd.DataFrame({"_run": run[starts], "count": n, **_box_stats(lat[starts[:, None] + np.arange(n)])})
+        for n in np.unique(size)
+        for starts in [first[size == n]]
     ]
-    return pd.DataFrame(rows, columns=BOX_COLUMNS)
+    if not parts:
+        return pd.DataFrame(columns=BOX_COLUMNS)
+    stats = pd.concat(parts).sort_values("_run").reset_index(drop=True)
+    names = runs.select(RUN_COLUMNS).take(pa.array(stats["_run"].to_numpy())).to_pandas()
+    boxes: pd.DataFrame = pd.concat([names, stats.drop(columns="_run")], axis=1)[BOX_COLUMNS]
+    return boxes
 
 
 TickUnit = Literal["ms", "×"]

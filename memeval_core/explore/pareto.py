@@ -11,13 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-
-from memeval_core.pmb.run import PmbRun
+import pyarrow as pa
 
 Quality = Literal["pass_rate", "mean_precision", "mean_recall", "active_retrieval"]
 QUALITIES: tuple[Quality, ...] = ("pass_rate", "mean_precision", "mean_recall", "active_retrieval")
@@ -54,27 +53,29 @@ def pareto_front(points: Sequence[ParetoPoint]) -> tuple[ParetoPoint, ...]:
     return tuple(sorted(front, key=lambda p: (p.x, -p.y, p.name)))
 
 
-def quality_latency_points(runs: Sequence[PmbRun], quality: Quality = "pass_rate") -> tuple[ParetoPoint, ...]:
-    """One point per run: x = p50 latency, y = the chosen quality; runs lacking either are left out.
+def _quality(row: dict[str, Any], quality: Quality) -> float | None:
+    """One quality of a runs-table row: ``pass_rate = passed / cases`` (None without cases), ``mean_precision``,
+    ``mean_recall`` (None where undefined) or ``active_retrieval`` (a count, as a float)."""
+    if quality == "pass_rate":
+        return row["passed"] / row["cases"] if row["cases"] else None
+    if quality == "active_retrieval":
+        return float(row["active_retrieval"])
+    value: float | None = row[quality]
+    return value
+
+
+def quality_latency_points(runs: pa.Table, quality: Quality = "pass_rate") -> tuple[ParetoPoint, ...]:
+    """One point per row of the runs table ``runs`` (in its order): x = ``latency_p50_ms``, y = the chosen
+    quality (:func:`_quality`); runs lacking either are left out.
 
     Qualities: ``pass_rate``, ``mean_precision``, ``mean_recall`` (aggregate ratios) and
     ``active_retrieval`` (number of active-retrieval passes).
     """
     if quality not in QUALITIES:
         raise ValueError(f"quality must be one of {QUALITIES}, got {quality!r}")
-    out = []
-    for run in runs:
-        agg = run.aggregate
-        y = {
-            "pass_rate": agg.pass_rate,
-            "mean_precision": agg.mean_precision,
-            "mean_recall": agg.mean_recall,
-            "active_retrieval": float(agg.pass_types["active_retrieval"]),
-        }[quality]
-        if agg.latency.p50_ms is None or y is None:
-            continue
-        out.append(ParetoPoint(run.identity.display_name, agg.latency.p50_ms, y))
-    return tuple(out)
+    columns = ["display_name", "latency_p50_ms", "cases", "passed", "mean_precision", "mean_recall", "active_retrieval"]
+    points = ((r["display_name"], r["latency_p50_ms"], _quality(r, quality)) for r in runs.select(columns).to_pylist())
+    return tuple(ParetoPoint(name, x, y) for name, x, y in points if x is not None and y is not None)
 
 
 def pareto_frame(points: Sequence[ParetoPoint]) -> pd.DataFrame:
