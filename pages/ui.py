@@ -81,6 +81,8 @@ class Loaded:
     """The runs table's header columns (:mod:`memeval_core.pmb.runs_table`): every leaderboard row."""
     identities: tuple[RunIdentity, ...]
     """Every run's identity, in load order (single-turn first)."""
+    ranked: Mapping[str, tuple[str, ...]]
+    """Per suite, its run ids in leaderboard rank order (ranked once per load, not on every page run)."""
     errors: tuple[LoadProblem, ...]
     """Files that could not be loaded."""
     fixture: PmbFixture | None
@@ -622,7 +624,7 @@ def benchmark_picker(loaded: Loaded, key: str = "benchmark") -> Benchmark:
 def suite_identities(loaded: Loaded, benchmark: Benchmark) -> tuple[RunIdentity, ...]:
     """The runs of one suite in leaderboard rank order (the leader first), from the runs table alone."""
     by_id = {i.run_id: i for i in loaded.identities if i.benchmark == benchmark}
-    return tuple(by_id[row["run_id"]] for row in leaderboard.table_rows(loaded.table, benchmark))
+    return tuple(by_id[run_id] for run_id in loaded.ranked.get(benchmark, ()))
 
 
 def suite_table(loaded: Loaded, benchmark: Benchmark) -> pa.Table:
@@ -833,6 +835,7 @@ def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: st
             results_dir,
             pmb.table,
             identities,
+            {b: tuple(r["run_id"] for r in leaderboard.table_rows(pmb.table, b)) for b in BENCHMARKS},
             _problems(pmb.errors),
             pmb.fixture,
             pmb.skipped,

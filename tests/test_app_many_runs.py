@@ -57,6 +57,9 @@ def test_leaderboard_lists_mismatches_in_one_table() -> None:
     at = run_page("pages/leaderboard.py")
     board = table(at, "display_name", "passed", "mean_precision")
     assert len(board) == RUNS
+    # Closed, the long list is not built at all (opening the expander reruns the page).
+    assert not [d for d in at.dataframe if "mismatch" in d.value.columns]
+    at = run_page("pages/leaderboard.py", **{"mismatches-pmb-single-turn": "true"})
     mismatches = table(at, "display_name", "source", "mismatch")
     # Clones of the three real reports that state wrong aggregates carry their mismatches.
     assert len(set(mismatches["source"])) > 30
