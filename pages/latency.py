@@ -42,6 +42,10 @@ FRONT_COLOUR = "#2f9e44"
 OTHER_COLOUR = "#adb5bd"
 BOX_COLOUR = "#4263eb"
 ROW_PX = 30
+CHART_RUNS = 40
+"""Systems in the medians chart: a row per system stops being readable long before a thousand systems."""
+CONTENT_ROWS = 30
+"""Tables up to this many rows are shown whole; longer ones scroll."""
 TITLE = {"x": 0, "xanchor": "left", "font": {"size": 15}}
 LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
 """Legend in the figure's bottom margin, under the x axis title: clear of the plot and of plotly's toolbar."""
@@ -93,8 +97,11 @@ def summary_frame(runs: pa.Table) -> pd.DataFrame:
 
 
 def summary_figure(df: pd.DataFrame, benchmark: Benchmark) -> go.Figure:
-    """Median and p95 per system on one log axis, joined by a bar: the fastest on top."""
-    rows = df.dropna(subset=["p50_ms", "p95_ms"])
+    """Median and p95 per system on one log axis, joined by a bar: the fastest on top (the first
+    :data:`CHART_RUNS`; the table lists every system)."""
+    timed = df.dropna(subset=["p50_ms", "p95_ms"])
+    rows = timed.head(CHART_RUNS)
+    who = "system" if len(rows) == len(timed) else f"system, the {len(rows)} fastest of {len(timed):,}"
     names = [ui.chart_text(str(n)) for n in rows["display_name"]]
     p50, p95 = [float(v) for v in rows["p50_ms"]], [float(v) for v in rows["p95_ms"]]
     xs: list[float | None] = []
@@ -116,7 +123,7 @@ def summary_figure(df: pd.DataFrame, benchmark: Benchmark) -> go.Figure:
         ]
     )  # fmt: skip
     fig.update_layout(
-        title={"text": f"Retrieval latency per case by system, {labels.benchmark_name(benchmark)}", **TITLE},
+        title={"text": f"Retrieval latency per case by {who}, {labels.benchmark_name(benchmark)}", **TITLE},
         height=max(280, ROW_PX * len(rows) + 170),
         margin={"l": 10, "r": 20, "t": 50, "b": 100},
         xaxis={**log_axis([*p50, *p95]), "title": {"text": "Retrieval latency per case (log scale), lower is better"}},
@@ -130,7 +137,7 @@ def summary_section(runs: pa.Table, benchmark: Benchmark) -> pd.DataFrame:
     """The answer: median and p95 per system, then the table with ingestion cost; returns that table."""
     df = summary_frame(runs)
     ui.chart(summary_figure(df, benchmark), key="latency-summary-chart")
-    ui.table(df[SUMMARY_SHOWN], key="latency-summary", height="content")
+    ui.table(df[SUMMARY_SHOWN], key="latency-summary", height="content" if len(df) <= CONTENT_ROWS else "auto")
     ui.download_buttons(df, f"memeval-latency-{benchmark}", "summary")
     return df
 
@@ -240,7 +247,8 @@ def all_ingestion(read_runs: RunsReader, run_ids: Sequence[str]) -> pd.DataFrame
 
 def ingestion_chart(ingestion: pd.DataFrame, order: list[str], of: int | None) -> None:
     """Per-belief ingestion boxes, systems in ``order`` top down (``of``: the systems read, when not all were)."""
-    recorded = [n for n in order if (ingestion["display_name"] == n).any()]
+    present = set(ingestion["display_name"])
+    recorded = [n for n in order if n in present]
     title = f"Ingestion time per belief, for the {len(recorded)} systems whose report records it"
     title += "" if of is None else f", of the {of:,} fastest that ingested"
     ui.chart(distribution_figure(ingestion, recorded, title), key="ingestion-box")
@@ -250,7 +258,8 @@ def ingestion_section(loaded: ui.Loaded, summary: pd.DataFrame, ranked: list[str
     """Per-belief ingestion boxes of the first systems of ``summary`` (fastest first) that ingested beliefs, read
     whole; the download lists every system's timings in rank order (``ranked``: the suite's run ids)."""
     ingested = summary[summary["ingestion_beliefs"].fillna(0) > 0]
-    everyone = [i for i in ranked if i in set(ingested["run_id"])]
+    ingested_ids = set(ingested["run_id"])
+    everyone = [i for i in ranked if i in ingested_ids]
     chosen = set(ingested["run_id"].iloc[: charted_count(len(everyone))])
     ingestion = ingestion_distribution(ui.whole_runs(loaded, [i for i in everyone if i in chosen]))
     limited = len(chosen) < len(everyone)
