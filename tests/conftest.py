@@ -30,6 +30,16 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def shared_loads(shared_data: Path) -> tuple[Any, Any]:
+    """``(PmbLoad, QaLoad)`` of the whole shared data, loaded once per session without the cache."""
+    from memeval_core.results import load_all_results
+
+    if not (shared_data / "precisionmembench").is_dir():
+        pytest.skip(f"{shared_data} lacks the public PMB data")
+    return load_all_results(shared_data, shared_data, cache_dir=None)
+
+
+@pytest.fixture(scope="session")
 def pmb_results(shared_data: Path) -> Path:
     """The public PrecisionMemBench tree: fixtures/ plus test-results/baseline/ (13 single-turn, 11 session)."""
     path = shared_data / "precisionmembench"

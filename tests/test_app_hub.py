@@ -11,7 +11,6 @@ import pytest
 from memeval_core.hub_results import push_runs
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa.ingest import QaLoad
-from memeval_core.results import load_all_results
 from pages import ui
 from tests.apptest import run_page
 from tests.hub_standin import HubStandIn
@@ -22,10 +21,8 @@ DATASET = "standin-user/app-results"
 
 
 @pytest.fixture(scope="module")
-def local(shared_data: Path) -> tuple[PmbLoad, QaLoad]:
-    if not (shared_data / "precisionmembench").is_dir():
-        pytest.skip(f"{shared_data} lacks the public PMB data")
-    return load_all_results(shared_data, shared_data, cache_dir=None)
+def local(shared_loads: tuple[PmbLoad, QaLoad]) -> tuple[PmbLoad, QaLoad]:
+    return shared_loads
 
 
 def _tables(at: object) -> list[pd.DataFrame]:

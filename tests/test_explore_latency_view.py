@@ -32,16 +32,11 @@ from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.run import PmbRun
 from memeval_core.pmb.runs_table import runs_table
 from memeval_core.pmb.snapshot import cases_table, open_snapshot, write_snapshot
-from memeval_core.results import load_all_results
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 @pytest.fixture(scope="module")
-def pmb() -> PmbLoad:
-    if not (SHARED / "precisionmembench").is_dir():
-        pytest.skip(f"shared PMB data not found at {SHARED}")
-    return load_all_results(SHARED, SHARED, cache_dir=None)[0]
+def pmb(shared_loads: tuple[PmbLoad, object]) -> PmbLoad:
+    return shared_loads[0]
 
 
 def tables(runs: Sequence[PmbRun]) -> tuple[pa.Table, pa.Table]:

@@ -4,7 +4,6 @@ come from the runs table, checked against an oracle computed from the whole runs
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -20,16 +19,11 @@ from memeval_core.explore.pareto import (
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.run import PmbRun
 from memeval_core.pmb.runs_table import runs_table
-from memeval_core.results import load_all_results
-
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 @pytest.fixture(scope="module")
-def pmb() -> PmbLoad:
-    if not (SHARED / "precisionmembench").is_dir():
-        pytest.skip(f"shared PMB data not found at {SHARED}")
-    return load_all_results(SHARED, SHARED, cache_dir=None)[0]
+def pmb(shared_loads: tuple[PmbLoad, object]) -> PmbLoad:
+    return shared_loads[0]
 
 
 def single_turn(pmb: PmbLoad) -> pa.Table:

@@ -17,7 +17,6 @@ from memeval_core.hub_results import MANIFEST, open_dataset, parse_manifest, pus
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import QaLoad
-from memeval_core.results import load_all_results
 from tests.hub_standin import HUB_TOKEN, HubStandIn
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use 'content=<...>':DeprecationWarning")
@@ -26,10 +25,8 @@ DATASET = "standin-user/memeval-results"
 
 
 @pytest.fixture(scope="module")
-def local(shared_data: Path) -> tuple[PmbLoad, QaLoad]:
-    if not (shared_data / "precisionmembench").is_dir():
-        pytest.skip(f"{shared_data} lacks the public PMB data")
-    return load_all_results(shared_data, shared_data, cache_dir=None)
+def local(shared_loads: tuple[PmbLoad, QaLoad]) -> tuple[PmbLoad, QaLoad]:
+    return shared_loads
 
 
 def _halves(local: tuple[PmbLoad, QaLoad]) -> tuple[tuple[PmbLoad, QaLoad], tuple[PmbLoad, QaLoad]]:
