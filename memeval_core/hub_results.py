@@ -148,10 +148,8 @@ def manifest_bytes(manifest: Manifest) -> bytes:
 # ------------------------------------------------------------------ reading
 
 
-def _one_sentence(exc: BaseException, location: HubLocation | str) -> HubResultsError:
-    return HubResultsError(
-        explain(exc, str(location).removeprefix("hf://datasets/"), "dataset", hub_endpoint(), "read")
-    )
+def _one_sentence(exc: BaseException, location: HubLocation) -> HubResultsError:
+    return HubResultsError(explain(exc, location.repo_id, "dataset", hub_endpoint(), "read"))
 
 
 @dataclass(frozen=True)
@@ -253,7 +251,7 @@ def _open_qa_part(fetch: _Fetcher, part: Part) -> QaHeaders:
 
 def _owners(
     parts: Sequence[tuple[list[str], Callable[[Sequence[str]], tuple[R, ...]]]],
-) -> Callable[..., tuple[R, ...]]:
+) -> Callable[[Sequence[str]], tuple[R, ...]]:
     """One reader over several parts' readers: each id read from the part that holds it, in the order asked."""
     owner = {run_id: n for n, (ids, _) in enumerate(parts) for run_id in ids}
 
