@@ -113,7 +113,7 @@ def results_root(flag: str | os.PathLike[str] | None = None) -> Path | HubLocati
 
 def refresh_seconds(env: Mapping[str, str] | None = None) -> int:
     """How often the app reads a results dataset on the Hub again (``MEMEVAL_REFRESH_MINUTES``, default 15)."""
-    return _number(os.environ if env is None else env, "MEMEVAL_REFRESH_MINUTES", 15, scale=60)
+    return _number(os.environ if env is None else env, "MEMEVAL_REFRESH_MINUTES", 15 * 60, scale=60)
 
 
 def fixtures_dir(flag: str | os.PathLike[str] | None = None) -> Path | None:

@@ -42,7 +42,7 @@ def test_home_shows_the_folders_boards_and_survives_a_failed_refresh(
     for a, b in zip(from_hub, folder, strict=True):
         pd.testing.assert_frame_equal(a, b)
     captions = " ".join(c.value for c in at.sidebar.caption)
-    assert f"hf://datasets/{DATASET}" in captions and "Read at commit" in captions
+    assert f"hf://datasets/{DATASET}" in captions and "read again every 15 minutes or on Refresh" in captions
     assert not at.error
 
     hub.drop_connections = True  # the next read fails midway through the Hub's answer

@@ -60,3 +60,17 @@ def test_workers_cache_and_upstream_urls_come_from_one_module(tmp_path: Path) ->
     assert settings.cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "memeval"
     assert settings.github_api({"MEMEVAL_GITHUB_API": "http://127.0.0.1:9/"}) == "http://127.0.0.1:9"
     assert settings.github_raw({}) == "https://raw.githubusercontent.com"
+
+
+def test_the_refresh_interval_is_in_minutes() -> None:
+    assert settings.refresh_seconds({}) == 15 * 60
+    assert settings.refresh_seconds({"MEMEVAL_REFRESH_MINUTES": "2"}) == 120
+    with pytest.raises(settings.SettingsError, match="MEMEVAL_REFRESH_MINUTES"):
+        settings.refresh_seconds({"MEMEVAL_REFRESH_MINUTES": "soon"})
+
+
+def test_a_results_dataset_is_a_hub_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVAL_RESULTS", "hf://datasets/owner/name@v2")
+    root = settings.results_root()
+    assert str(root) == "hf://datasets/owner/name@v2"
+    assert settings.results_root(str(tmp_path)) == tmp_path
