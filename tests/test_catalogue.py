@@ -26,6 +26,7 @@ from memeval_core.catalogue import (
 )
 from memeval_core.explore.run_view import find, pmb_view, qa_view
 from memeval_core.pmb.ingest import load_pmb
+from memeval_core.pmb.runs_table import runs_table
 from memeval_core.qa.ingest import LoadedRun, load_qa
 from pages import ui
 from tests.apptest import run_page
@@ -232,7 +233,7 @@ def test_run_views_name_the_upstream_file(shared_data: Path) -> None:
     assert len(view.upstream) == 1
     pmb_load = load_pmb(shared_data / "precisionmembench")
     tenure = next(r for r in pmb_load.runs if r.identity.display_name == "tenure")
-    view = pmb_view(tenure, [r for r in pmb_load.runs if r.identity.benchmark == tenure.identity.benchmark], None)
+    view = pmb_view(tenure, runs_table(pmb_load.runs), None)
     assert dict(view.provenance)["Upstream path"] == "test-results/baseline/retrieval-report-tenure.json"
 
 

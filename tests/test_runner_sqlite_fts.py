@@ -10,6 +10,7 @@ from memeval_core import __version__, leaderboard
 from memeval_core.cli import main
 from memeval_core.explore.run_view import pmb_view
 from memeval_core.pmb.ingest import load_pmb
+from memeval_core.pmb.runs_table import runs_table
 from memeval_core.wrappers.sqlite_fts import SqliteFts
 from tests._runner import FIXTURE_DIR, run, serving
 
@@ -48,7 +49,7 @@ def test_sqlite_fts_from_wrapper_to_leaderboard(tmp_path: Path, capsys: object) 
     }
     # The run page names who made the report, with which version, when, and against which wrapper.
     single = next(r for r in stored.runs if r.identity.benchmark == "pmb-single-turn")
-    shown = dict(pmb_view(single, stored.runs, stored.fixture).provenance)
+    shown = dict(pmb_view(single, runs_table(stored.runs), stored.fixture).provenance)
     assert shown["Report provenance: package"] == "memeval"
     assert shown["Report provenance: version"] == __version__
     assert shown["Report provenance: wrapperUrl"] == srv.url
