@@ -17,7 +17,6 @@ from functools import partial
 from typing import Any, TypeVar
 
 import pandas as pd
-import pyarrow as pa
 import streamlit as st
 
 from memeval_core import labels
@@ -252,15 +251,6 @@ def category_table(df: pd.DataFrame, a: str, b: str) -> None:
     ui.download_buttons(df, f"memeval-compare-stats-{a}-vs-{b}", "stats")
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def suite_outcomes(_loaded: ui.Loaded, key: str, benchmark: Benchmark) -> pa.Table:
-    """Whether each case of each run of the suite passed (read once per load and suite: choosing A re-reads
-    nothing)."""
-    del key  # only part of the cache key
-    ids = [i.run_id for i in ui.suite_identities(_loaded, benchmark)]
-    return _loaded.read_cases(WTL_CASE_COLUMNS, ids)
-
-
 def against_a(loaded: ui.Loaded, benchmark: Benchmark, a: PmbRun) -> None:
     """Every other system of the suite against A: wins, losses, ties, McNemar p (Holm-adjusted)."""
     st.subheader(f"Every system against {ui.md_escape(a.identity.display_name)}", anchor="against-a")
@@ -268,7 +258,7 @@ def against_a(loaded: ui.Loaded, benchmark: Benchmark, a: PmbRun) -> None:
         "Per paired case: A wins when A passes and the other fails, loses the reverse. "
         "McNemar p on wins against losses; Holm p adjusts for testing every system."
     )
-    cases = suite_outcomes(loaded, f"{loaded.results_dir}|{loaded.key}", benchmark)
+    cases = ui.suite_cases(loaded, benchmark, WTL_CASE_COLUMNS)
     df = win_tie_loss(cases, ui.suite_table(loaded, benchmark), a.identity.display_name, alpha=ALPHA)
     shown = df.drop(columns="chosen").rename(
         columns={"other": "display_name", "other_run_id": "run_id", "wins": "a_wins", "losses": "a_losses"}

@@ -82,14 +82,6 @@ def log_axis(values: Iterable[float], unit: str = "ms") -> dict[str, Any]:
     return axis
 
 
-@st.cache_resource(max_entries=8, show_spinner="Reading latencies…")
-def suite_cases(_loaded: ui.Loaded, key: str, benchmark: Benchmark) -> pa.Table:
-    """The :data:`CASE_COLUMNS` of every case of the suite (read once per load and suite: a widget change re-reads
-    nothing)."""
-    del key  # only part of the cache key
-    return _loaded.read_cases(CASE_COLUMNS, [i.run_id for i in ui.suite_identities(_loaded, benchmark)])
-
-
 def summary_frame(runs: pa.Table) -> pd.DataFrame:
     """The per-system latency table, fastest median first (systems without a median last)."""
     df = latency_summary(runs).rename(columns={"count": "cases"})
@@ -207,7 +199,7 @@ def _box_layout(fig: go.Figure, order: list[str], title: str, values: Iterable[f
 def distribution_section(loaded: ui.Loaded, runs: pa.Table, benchmark: Benchmark, order: list[str]) -> None:
     """Per-case latency boxes of every system of the suite (``runs``, the runs table's rows), ``order`` top down."""
     st.subheader("How latency spreads from case to case", anchor=False)
-    cases = suite_cases(loaded, f"{loaded.results_dir}|{loaded.key}", benchmark)
+    cases = ui.suite_cases(loaded, benchmark, CASE_COLUMNS)
     stem = f"memeval-latency-per-case-{benchmark}"
     title = "Retrieval latency of every case, fastest median on top"
     if cases.num_rows <= ui.POINTS_LIMIT:

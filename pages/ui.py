@@ -646,6 +646,20 @@ def _read_runs(_loaded: Loaded, results_dir: str, key: str, run_ids: tuple[str, 
     return _loaded.read_runs(run_ids)
 
 
+@st.cache_resource(max_entries=8, show_spinner="Reading cases…")
+def _read_suite_cases(
+    _loaded: Loaded, results_dir: str, key: str, benchmark: Benchmark, columns: tuple[str, ...]
+) -> pa.Table:
+    del results_dir, key  # only part of the cache key
+    return _loaded.read_cases(columns, [i.run_id for i in suite_identities(_loaded, benchmark)])
+
+
+def suite_cases(loaded: Loaded, benchmark: Benchmark, columns: Sequence[str]) -> pa.Table:
+    """``columns`` of every case of every run of one suite (read once per load, suite and columns: a widget
+    change re-reads nothing)."""
+    return _read_suite_cases(loaded, loaded.results_dir, loaded.key, benchmark, tuple(columns))
+
+
 def whole_runs(loaded: Loaded, run_ids: Sequence[str]) -> tuple[PmbRun, ...]:
     """The runs ``run_ids`` name, cases included, in that order (read once per load and set of ids)."""
     return _read_runs(loaded, loaded.results_dir, loaded.key, tuple(run_ids))
