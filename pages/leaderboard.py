@@ -110,7 +110,7 @@ with controls:
     sort = ui.choice("Sort by", "sort", SORTABLE, RANK, {c: labels.label(c) for c in SORTABLE}, width=220)
     order = ui.choice("Order", "order", ORDERS, "descending", radio=True)
 suite = next(b for b in BENCHMARKS if b == benchmark)
-runs = loaded.table.filter(pc.equal(loaded.table["benchmark"], suite))
+runs = ui.suite_table(loaded, suite)
 df = table(runs, suite, sort, order == "descending")
 n_verified = int(pc.sum(pc.equal(pc.list_value_length(runs["mismatches"]), 0)).as_py() or 0)
 note = f"{runs.num_rows} runs, {n_verified} verified."

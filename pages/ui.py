@@ -128,7 +128,24 @@ def root_fingerprint(root: Path | HubLocation, fixtures: Path | None, datasets: 
     if isinstance(root, HubLocation):
         period = int(time.time() // settings.refresh_seconds())
         return f"{root}|{hub_endpoint()}|{_refreshes().get(str(root), 0)}|{period}"
+    return _recent_fingerprint(root, fixtures, datasets)
+
+
+FOLDER_CHECK_SECONDS = 5
+"""How long a results folder's fingerprint is trusted before its files are listed again."""
+
+
+# Listing the folder costs one stat per file (about half a second at 11,000 files), and every click reruns
+# the page: a click within a few seconds of the last listing reuses it. A page that writes results calls
+# files_changed(), so the app's own writes show at once; a file changed by hand shows within the period.
+@st.cache_data(ttl=FOLDER_CHECK_SECONDS, show_spinner=False)
+def _recent_fingerprint(root: Path, fixtures: Path | None, datasets: Path | None) -> str:
     return fingerprint(root, fixtures, datasets)
+
+
+def files_changed() -> None:
+    """Say that this app wrote into the results folder: the next run lists it again and reloads what changed."""
+    _recent_fingerprint.clear()
 
 
 @st.cache_resource
@@ -470,6 +487,7 @@ def empty_state(loaded: Loaded) -> None:
             st.markdown("Offline? Point `MEMEVAL_RESULTS` at a local copy of the results and restart the app:")
             st.code(LOCAL_COPY_EXAMPLE, language="bash")
         if res is not None and res.fetched:
+            files_changed()
             st.session_state["sync-done"] = f"Downloaded {len(res.fetched)} files from {res.origin}."
             st.rerun()
 
@@ -628,9 +646,15 @@ def suite_identities(loaded: Loaded, benchmark: Benchmark) -> tuple[RunIdentity,
 
 
 def suite_table(loaded: Loaded, benchmark: Benchmark) -> pa.Table:
-    """The runs table's rows of one suite in leaderboard rank order (the leader first)."""
-    index = {run_id: n for n, run_id in enumerate(loaded.table.column("run_id").to_pylist())}
-    return loaded.table.take([index[i.run_id] for i in suite_identities(loaded, benchmark)])
+    """The runs table's rows of one suite in leaderboard rank order (the leader first), built once per load."""
+    return _suite_table(loaded, loaded.results_dir, loaded.key, benchmark)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _suite_table(_loaded: Loaded, results_dir: str, key: str, benchmark: Benchmark) -> pa.Table:
+    del results_dir, key  # only part of the cache key
+    index = pd.Index(_loaded.table.column("run_id").to_pylist())
+    return _loaded.table.take(index.get_indexer([i.run_id for i in suite_identities(_loaded, benchmark)]))
 
 
 def suite_runs(loaded: Loaded, benchmark: Benchmark) -> tuple[PmbRun, ...]:

@@ -88,4 +88,4 @@ if valid and st.button(f"Save {len(valid)} valid file(s) to the results director
             st.info(ui.md_escape(f"{r.name}: already stored (same SHA-256), not saved twice."))
         else:
             st.error(ui.md_escape(f"{r.name}: {r.error}"))
-    st.cache_data.clear()
+    ui.files_changed()

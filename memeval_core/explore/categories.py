@@ -12,6 +12,7 @@ from typing import Literal
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.pass_types import PASS_TYPES
@@ -49,28 +50,19 @@ def category_table(runs: pa.Table, fixture: PmbFixture) -> pd.DataFrame:
     benchmark order (categories the fixture does not list follow, as the runs first list them). Columns:
     ``display_name, run_id, benchmark, category, cases, passed, pass_rate, mean_precision, mean_recall``.
     """
-    listed = runs.select(["display_name", "run_id", "benchmark", "categories"]).to_pylist()
-    order = ordered_categories((c["category"] for r in listed for c in r["categories"]), fixture.category_order)
-    rank = {c: i for i, c in enumerate(order)}
-    rows = []
-    for run in listed:
-        for agg in sorted(run["categories"], key=lambda a: rank[a["category"]]):
-            if not agg["cases"]:
-                continue
-            rows.append(
-                {
-                    "display_name": run["display_name"],
-                    "run_id": run["run_id"],
-                    "benchmark": run["benchmark"],
-                    **agg,
-                    "pass_rate": agg["passed"] / agg["cases"],
-                }
-            )
-    frame = pd.DataFrame(rows, columns=CATEGORY_COLUMNS)
+    categories = runs.column("categories").combine_chunks()
+    flat = pc.list_flatten(categories)
+    fields = ("category", "cases", "passed", "mean_precision", "mean_recall")
+    frame = pd.DataFrame({"run": pc.list_parent_indices(categories).to_numpy()} | {f: flat.field(f) for f in fields})
+    order = ordered_categories(frame["category"], fixture.category_order)
     frame["category"] = pd.Categorical(frame["category"], categories=list(order), ordered=True)
+    frame = frame[frame["cases"] > 0].sort_values(["run", "category"], kind="stable")
+    for name in ("display_name", "run_id", "benchmark"):
+        frame[name] = runs.column(name).to_numpy(zero_copy_only=False)[frame["run"]]
+    frame["pass_rate"] = frame["passed"] / frame["cases"]
     for col in ("pass_rate", "mean_precision", "mean_recall"):
         frame[col] = frame[col].astype("float64")
-    return frame
+    return frame[CATEGORY_COLUMNS].reset_index(drop=True)
 
 
 def category_heatmap(runs: pa.Table, fixture: PmbFixture, metric: Metric) -> pd.DataFrame:

@@ -280,16 +280,16 @@ def win_tie_loss(cases: pa.Table, runs: pa.Table, chosen: str, *, alpha: float =
     others = [r for r in listed if r is not me and r["benchmark"] == me["benchmark"]]
     frame = _outcomes(cases, listed)
     mine = frame[frame["run_id"] == me["run_id"]].drop(columns="run_id")
-    pair_of = {r["run_id"]: i for i, r in enumerate(others)}
-    theirs = frame[frame["run_id"].isin(pair_of)]
+    other_ids = pd.Index([r["run_id"] for r in others])
+    theirs = frame[frame["run_id"].isin(other_ids)]
     merged = theirs.merge(mine, on=["case_id", "turn_index"], suffixes=("_other", "_me"))
     table = pd.DataFrame(
         {
-            "pair": merged["run_id"].map(pair_of).to_numpy(np.int64),
+            "pair": other_ids.get_indexer(merged["run_id"]),
             "a": merged["passed_me"].to_numpy(bool),
             "b": merged["passed_other"].to_numpy(bool),
         }
-    ).sort_values("pair", kind="stable")
+    )
     tests = compare_pairs(table, PMB_TERMS, alpha=alpha).set_index("pair").reindex(range(len(others)))
     frame = pd.DataFrame(
         {

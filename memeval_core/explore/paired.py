@@ -42,7 +42,7 @@ from memeval_core import labels
 from memeval_core.explore.categories import ordered_categories
 from memeval_core.stats.bootstrap import BootstrapMethod, BootstrapReport, paired_bootstraps
 from memeval_core.stats.holm import holm_adjust
-from memeval_core.stats.mcnemar import McNemarReport, mcnemar_exact
+from memeval_core.stats.mcnemar import McNemarReport, mcnemar_exact, mcnemar_from_counts
 
 TABLE_COLUMNS = ("item", "category", "a", "b", "a_value", "b_value")
 """Columns of a paired outcome table (:func:`compare_pairs` adds ``pair``)."""
@@ -298,17 +298,6 @@ def stats_frame(report: PairedReport) -> pd.DataFrame:
     return frame
 
 
-def _pair_blocks(pair: NDArray[Any]) -> tuple[pd.Index, slice | NDArray[np.intp], NDArray[np.intp]]:
-    """The pairs in order of first appearance, the row order that puts each pair's rows together, and the
-    positions where one pair's rows end and the next one's start (for :func:`numpy.split`)."""
-    starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
-    labels = pd.Index(pair[starts])
-    if labels.is_unique:  # every pair's rows stand together already (the usual layout): nothing to reorder
-        return labels, slice(None), starts[1:]
-    codes, firsts = pd.factorize(pair, sort=False)
-    return pd.Index(firsts), np.argsort(codes, kind="stable"), np.cumsum(np.bincount(codes))[:-1]
-
-
 def compare_pairs(
     table: pd.DataFrame,
     terms: Terms,
@@ -331,15 +320,24 @@ def compare_pairs(
         columns += [f"{terms.outcome}_{c}" for c in ("diff", "ci_low", "ci_high", "tied", "se")]
     if table.empty:
         return pd.DataFrame([], columns=columns)
-    pairs, order, bounds = _pair_blocks(table["pair"].to_numpy())
-    a = np.split(_bools(table, "a")[order], bounds)
-    b = np.split(_bools(table, "b")[order], bounds)
-    tests = [mcnemar_exact(x, y, alpha=alpha) for x, y in zip(a, b, strict=True)]
+    codes, pairs = pd.factorize(table["pair"].to_numpy(), sort=False)  # pairs in order of first appearance
+    a, b = _bools(table, "a"), _bools(table, "b")
+
+    def per_pair(rows: NDArray[np.bool_]) -> list[int]:
+        return [int(k) for k in np.bincount(codes[rows], minlength=len(pairs))]
+
+    counts = zip(per_pair(np.ones_like(a)), per_pair(a & b), per_pair(a & ~b), per_pair(~a & b), strict=True)
+    tests = [mcnemar_from_counts(n, both, x, y, alpha=alpha) for n, both, x, y in counts]
     adjusted = holm_adjust(np.array([t.p_value for t in tests], dtype=np.float64))
     rows = [{"pair": p, **_test_cells(t, float(h), terms)} for p, t, h in zip(pairs, tests, adjusted, strict=True)]
     if seed is not None:
+        order = np.argsort(codes, kind="stable")
+        bounds = np.cumsum(np.bincount(codes))[:-1]
         reps = paired_bootstraps(
-            [(x.astype(np.float64), y.astype(np.float64)) for x, y in zip(a, b, strict=True)],
+            [
+                (x.astype(np.float64), y.astype(np.float64))
+                for x, y in zip(np.split(a[order], bounds), np.split(b[order], bounds), strict=True)
+            ],
             seed=seed,
             n_resamples=n_resamples,
             alpha=alpha,
