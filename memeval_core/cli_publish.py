@@ -16,26 +16,24 @@ from typing import Any
 
 from huggingface_hub.utils.tqdm import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 
+from memeval_core.export.from_hub import dataset_source
 from memeval_core.export.hub import PushError, push_space
 from memeval_core.export.space import SpaceOptions
-from memeval_core.export.writer import ExportError, export
-from memeval_core.hub_location import HubResultsError
+from memeval_core.export.writer import ExportError, ExportResult, export, write_export
+from memeval_core.hub_location import HubLocation, HubResultsError
 from memeval_core.hub_results import push_runs
 from memeval_core.results import load_all_results
-from memeval_core.settings import DEFAULT_RESULTS, RESULTS_ENV, datasets_dir, fixtures_dir, results_dir
+from memeval_core.settings import DEFAULT_RESULTS, RESULTS_ENV, datasets_dir, fixtures_dir, results_dir, results_root
 
 DEFAULT_OUT = "hf_export"
 """Default export folder (relative to the working directory)."""
 
 
-def main_export(args: argparse.Namespace) -> int:
-    """Run ``export``: print the fingerprint and the file list with sizes; exit 1 with one error line on failure."""
-    root = results_dir(args.results)
-    out = Path(args.out)
-    overrides = {k: v for k, v in (("title", args.title), ("license", args.license)) if v}
-    options = SpaceOptions(**overrides)
-    try:
-        result = export(
+def _export(args: argparse.Namespace, out: Path, options: SpaceOptions) -> ExportResult:
+    """The export of ``--results``: a folder, or a results dataset read whole at the commit its revision names."""
+    root = results_root(args.results)
+    if not isinstance(root, HubLocation):
+        return export(
             root,
             out,
             fixtures_dir(args.fixtures),
@@ -43,7 +41,18 @@ def main_export(args: argparse.Namespace) -> int:
             options=options,
             include_text=args.include_text,
         )
-    except (ExportError, ValueError) as exc:
+    if args.fixtures:
+        raise ExportError("--fixtures applies to a results folder: a dataset's runs were scored when they were pushed")
+    return write_export(dataset_source(root, include_text=args.include_text), out, options=options)
+
+
+def main_export(args: argparse.Namespace) -> int:
+    """Run ``export``: print the fingerprint and the file list with sizes; exit 1 with one error line on failure."""
+    out = Path(args.out)
+    overrides = {k: v for k, v in (("title", args.title), ("license", args.license)) if v}
+    try:
+        result = _export(args, out, SpaceOptions(**overrides))
+    except (ExportError, ValueError) as exc:  # ValueError includes HubResultsError: a dataset that cannot be read
         print(f"error: export failed, {out} is unchanged: {exc}", file=sys.stderr)
         return 1
     for problem in result.skipped_errors:
@@ -114,9 +123,14 @@ def register(subparsers: Any) -> None:
     """Add the ``export`` and ``push`` subcommands to an ``argparse`` subparsers object."""
     p = subparsers.add_parser("export", help="write leaderboard.json, Parquet details and a ready Space to a folder")
     p.add_argument(
-        "--results", metavar="DIR", help=f"results directory (default: ${RESULTS_ENV} or {DEFAULT_RESULTS.name}/)"
+        "--results",
+        metavar="DIR|URL",
+        help="results directory, or a results dataset hf://datasets/OWNER/NAME[@REVISION] read at one commit "
+        f"(token from HF_TOKEN or `hf auth login`; default: ${RESULTS_ENV} or {DEFAULT_RESULTS.name}/)",
     )
-    p.add_argument("--fixtures", metavar="DIR", help="folder with the PMB fixtures (default: under the results)")
+    p.add_argument(
+        "--fixtures", metavar="DIR", help="folder with the PMB fixtures (default: under the results; not for a dataset)"
+    )
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT, help=f"export folder (default: {DEFAULT_OUT}/)")
     p.add_argument("--title", help="Space title (default: memeval leaderboard)")
     p.add_argument("--license", help="license id in the cards' front matter (default: from the inputs' licences)")

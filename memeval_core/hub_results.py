@@ -14,7 +14,8 @@ part's cases or questions only when a page asks for one of its runs. Files are f
 ``hf_hub_download`` at the resolved commit, so they land in the Hugging Face cache keyed by commit: a second
 start on an unchanged revision sends one metadata request and downloads nothing. (``HfFileSystem`` would read
 byte ranges, but it keeps no cache across starts.) Credentials come from the environment (``HF_TOKEN`` or the
-saved login), never from the URL.
+saved login), never from the URL. An export reads every part whole instead (:func:`read_dataset`), through the same
+cache, each file checked against the SHA-256 the manifest lists for it.
 
 Contributing (:func:`push_runs`): the runs of a local results folder that the dataset does not hold yet become
 one new part plus an updated manifest, in one commit whose parent is the commit the manifest was read at. When
@@ -36,13 +37,14 @@ from typing import Literal, ParamSpec, TypeVar
 
 import httpx2
 import pyarrow as pa
-from huggingface_hub import CommitOperationAdd, HfApi, get_hf_file_metadata, hf_hub_download, hf_hub_url
+from huggingface_hub import CommitOperationAdd, HfApi, constants, get_hf_file_metadata, hf_hub_download, hf_hub_url
 from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memeval_core import SCORING_VERSION
 from memeval_core.export.hub import explain, hub_endpoint
 from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
+from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.run import PmbRun
 from memeval_core.pmb.snapshot import (
@@ -54,10 +56,18 @@ from memeval_core.pmb.snapshot import (
     has_current_runs_table,
     headers_of,
     open_snapshot,
+    read_snapshot,
 )
 from memeval_core.pmb.snapshot import write_snapshot as write_pmb_snapshot
 from memeval_core.qa.ingest import LoadedRun, QaLoad
-from memeval_core.qa.snapshot import LOAD_FILE, QUESTIONS_FILE, QaHeaders, open_qa_snapshot, write_qa_snapshot
+from memeval_core.qa.snapshot import (
+    LOAD_FILE,
+    QUESTIONS_FILE,
+    QaHeaders,
+    open_qa_snapshot,
+    read_qa_snapshot,
+    write_qa_snapshot,
+)
 from memeval_core.qa.snapshot import RUNS_FILE as QA_RUNS_FILE
 
 MANIFEST = "memeval-manifest.json"
@@ -74,6 +84,10 @@ T = TypeVar("T")
 R = TypeVar("R", PmbRun, LoadedRun)
 _PMB_HEADER_FILES = (RUNS_TABLE_FILE, FIXTURE_FILE)
 _QA_HEADER_FILES = (LOAD_FILE, QA_RUNS_FILE)
+_PMB_FILES = (FIXTURE_FILE, RUNS_FILE, CASES_FILE)
+"""What :func:`memeval_core.pmb.snapshot.read_snapshot` reads of a part."""
+_QA_FILES = (LOAD_FILE, QA_RUNS_FILE, QUESTIONS_FILE)
+"""What :func:`memeval_core.qa.snapshot.read_qa_snapshot` reads of a part."""
 
 
 class Part(BaseModel):
@@ -269,9 +283,7 @@ def _combined_pmb(parts: Sequence[PmbHeaders], where: str) -> PmbHeaders:
     """The PMB runs of several parts as one (all parts must share the fixture)."""
     if not parts:
         return headers_of(PmbLoad((), (), None, ()))
-    fixtures = {json.dumps(dict(p.fixture.sha256), sort_keys=True) for p in parts if p.fixture is not None}
-    if len(fixtures) > 1:
-        raise HubResultsError(f"{where}: its parts were scored against different PMB fixtures")
+    fixture = _one_fixture([p.fixture for p in parts], where)
     ids = [p.table.column("run_id").to_pylist() for p in parts]
     read_runs = _owners([(i, p.read_runs) for i, p in zip(ids, parts, strict=True)])
     owner = {run_id: p for i, p in zip(ids, parts, strict=True) for run_id in i}
@@ -282,7 +294,15 @@ def _combined_pmb(parts: Sequence[PmbHeaders], where: str) -> PmbHeaders:
         return pa.concat_tables(tables) if tables else parts[0].read_cases(columns, [])
 
     table = pa.concat_tables([p.table for p in parts])
-    return PmbHeaders(table, parts[0].fixture, read_runs, read_cases)
+    return PmbHeaders(table, fixture, read_runs, read_cases)
+
+
+def _one_fixture(fixtures: Sequence[PmbFixture | None], where: str) -> PmbFixture | None:
+    """The fixture every PMB part was scored against; ``HubResultsError`` when two parts name different ones."""
+    found = [f for f in fixtures if f is not None]
+    if len({json.dumps(dict(f.sha256), sort_keys=True) for f in found}) > 1:
+        raise HubResultsError(f"{where}: its parts were scored against different PMB fixtures")
+    return found[0] if found else None
 
 
 def _combined_qa(parts: Sequence[QaHeaders]) -> QaHeaders:
@@ -292,6 +312,70 @@ def _combined_qa(parts: Sequence[QaHeaders]) -> QaHeaders:
     source = next((p.locomo_source for p in parts if p.locomo_source is not None), None)
     disputed = frozenset(d for p in parts for d in p.disputed)
     return QaHeaders(runs, source, disputed, read_runs)
+
+
+@dataclass(frozen=True)
+class DatasetContents:
+    """A results dataset read whole at one commit, cases and questions included (what an export needs)."""
+
+    location: HubLocation
+    """What was read."""
+    commit: str
+    """The commit it was read at."""
+    manifest: Manifest
+    """Its manifest."""
+    pmb: PmbLoad
+    """PMB runs of every part, in push order, and the fixture they were scored against."""
+    qa: QaLoad
+    """QA runs of every part, in push order."""
+    files: dict[str, str]
+    """Every file read, by its path in the dataset: the SHA-256 of its bytes (the one the manifest lists)."""
+    cache: Path
+    """The Hugging Face cache folder the files were downloaded into."""
+
+
+def read_dataset(location: HubLocation, *, token: str | None = None, cache_dir: Path | None = None) -> DatasetContents:
+    """Every part of a results dataset read whole, at the commit its revision names now.
+
+    Files come through the same cache as :func:`open_dataset`'s; each must match the SHA-256 the manifest lists for
+    it. ``HubResultsError`` in one sentence when the dataset cannot be read.
+    """
+    commit = resolve_commit(location, token)
+    fetch = _Fetcher(location, commit, token, cache_dir)
+    where = str(HubLocation(location.repo_id, commit))
+    manifest = parse_manifest(fetch(MANIFEST).read_bytes(), f"{location}/{MANIFEST}")
+    pmb = [_read_part(fetch, p, _PMB_FILES, read_snapshot, where) for p in manifest.parts if p.pmb_runs]
+    qa = [_read_part(fetch, p, _QA_FILES, read_qa_snapshot, where) for p in manifest.parts if p.qa_runs]
+    fixture = _one_fixture([load.fixture for load, _ in pmb], where)
+    pmb_load = PmbLoad(tuple(r for load, _ in pmb for r in load.runs), (), fixture, ())
+    locomo = next((load.locomo for load, _ in qa if load.locomo is not None), None)
+    disputed = frozenset(d for load, _ in qa for d in load.disputed)
+    qa_load = QaLoad(tuple(r for load, _ in qa for r in load.runs), (), (), locomo, disputed)
+    files = {path: digest for _, digests in (*pmb, *qa) for path, digest in digests.items()}
+    cache = cache_dir if cache_dir is not None else Path(constants.HF_HUB_CACHE)
+    return DatasetContents(location, commit, manifest, pmb_load, qa_load, files, cache)
+
+
+def _read_part(
+    fetch: _Fetcher, part: Part, names: Sequence[str], read: Callable[[Path], T], where: str
+) -> tuple[T, dict[str, str]]:
+    """``read`` of a part's folder once ``names`` are fetched and checked against the manifest, and their digests."""
+    for name in names:
+        if name not in part.files:
+            raise HubResultsError(f"{where}: the manifest lists no {name} in {part.path}")
+    fetched = [fetch(f"{part.path}/{name}") for name in names]
+    digests: dict[str, str] = {}
+    for name, local in zip(names, fetched, strict=True):
+        with local.open("rb") as f:
+            digests[f"{part.path}/{name}"] = digest = hashlib.file_digest(f, "sha256").hexdigest()
+        if digest != part.files[name]:
+            raise HubResultsError(f"{where}: {part.path}/{name} differs from the SHA-256 the manifest lists for it")
+    folder = fetched[0].parent
+    try:
+        return read(folder), digests
+    except (ValueError, OSError, KeyError, TypeError) as exc:
+        reason = str(exc).replace(str(folder), part.path)  # the cache's local path says nothing to the reader
+        raise HubResultsError(f"{where}: {part.path} is not a snapshot this memeval reads ({reason})") from exc
 
 
 # ------------------------------------------------------------------ pushing

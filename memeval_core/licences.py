@@ -81,6 +81,13 @@ def of_file(results: Path, rel: str, cache: dict[str, str | None] | None = None,
     return UNKNOWN
 
 
+def of_digest(sha256: str | None) -> str:
+    """The catalogue's licence of the file with this SHA-256, else ``unknown``: for a file known only by its digest
+    (a run read from a Hub dataset), with no folder around it to read a statement from."""
+    listed = catalogue.licence_of(sha256) if sha256 else None
+    return UNKNOWN if listed is None else listed
+
+
 def text_allowed(licences: set[str] | frozenset[str]) -> bool:
     """True when text under all these licences may go into a public dataset (every one permissive)."""
     return bool(licences) and licences <= PERMISSIVE

@@ -69,14 +69,17 @@ class InputFile(ExportModel):
     """One file the export was computed from."""
 
     path: str = Field(min_length=1)
-    """POSIX path relative to the results directory (or, for a fixture given with ``--fixtures``, to that folder)."""
+    """POSIX path relative to the results directory (or, for a fixture given with ``--fixtures``, to that folder;
+    for a results dataset on the Hub, the part file's path in the dataset)."""
     sha256: Sha256
     """SHA-256 of the file's bytes."""
     role: Literal["pmb-fixture", "pmb-report", "qa-run"]
-    """What the file is: a PMB fixture file, a PMB report, or a QA run result file."""
+    """What the file is: a PMB fixture file, a PMB report, or a QA run result file (from a results dataset: the
+    part file that holds the fixture, the PMB runs, or the QA runs)."""
     license: str = "unknown"
     """SPDX id of the licence stated nearest the file (a LICENSE file or PROVENANCE.md at or above its folder),
-    ``unknown`` when none is recognised (see memeval_core.licences)."""
+    ``unknown`` when none is recognised (see memeval_core.licences); for a part file of a results dataset, the one
+    licence the catalogue records for the files its runs were pushed from."""
 
     @field_validator("path")
     @classmethod

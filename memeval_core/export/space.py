@@ -183,11 +183,42 @@ def _front_matter(options: SpaceOptions, licence: str) -> list[str]:
     ]
 
 
+def _origin_line(origin: str | None) -> list[str]:
+    """The README line naming the results dataset (and commit) an export's runs were read from; none for a folder."""
+    if origin is None:
+        return []
+    dataset, _, commit = origin.rpartition("@")
+    return [f"- Results: read from the dataset `{dataset}` at commit `{commit}`"]
+
+
+def _reproduce(origin: str | None) -> list[str]:
+    """How to export the same inputs again: from the same dataset commit, or from the files ``inputs`` lists."""
+    if origin is None:
+        where = [
+            "Put the input files listed under `inputs` in `leaderboard.json` (same relative paths, same SHA-256)",
+            "into a results directory, then, in a memeval checkout at the same scoring version:",
+        ]
+        command = "python -m memeval_core export --results RESULTS_DIR --out hf_export/"
+    else:
+        where = [
+            "Export the same commit of the results dataset (its part files are the `inputs` in `leaderboard.json`)",
+            "in a memeval checkout at the same scoring version:",
+        ]
+        command = f"python -m memeval_core export --results {origin} --out hf_export/"
+    return [*where, "", "```sh", command, "```"]
+
+
 _TITLES = {"pmb-single-turn": "PrecisionMemBench, single-turn", "pmb-session": "PrecisionMemBench, session"}
 
 
-def readme(board: Leaderboard, options: SpaceOptions, date: dt.date, top: int = TOP_ROWS) -> str:
-    """The Space README: front matter, then the top of every table, the date, the fingerprint, how to reproduce."""
+def readme(
+    board: Leaderboard, options: SpaceOptions, date: dt.date, top: int = TOP_ROWS, *, origin: str | None = None
+) -> str:
+    """The Space README: front matter, then the top of every table, the date, the fingerprint, how to reproduce.
+
+    ``origin``: the results dataset and commit the runs were read from (``hf://datasets/OWNER/NAME@COMMIT``), which
+    the README names and reproduces from; None for runs read from a local folder.
+    """
     lines = [*_front_matter(options, card_licence(board, options)), "", f"# {options.title}", ""]
     lines += [
         "Every number below is re-derived by memeval from the raw per-case results",
@@ -195,6 +226,7 @@ def readme(board: Leaderboard, options: SpaceOptions, date: dt.date, top: int = 
         "The app in this Space shows the full tables, per-case details and verification.",
         "",
         f"- Exported: {date.isoformat()}",
+        *_origin_line(origin),
         f"- Input fingerprint: `{board.fingerprint}`",
         f"- memeval {board.memeval_version}, scoring {board.scoring_version}, "
         f"leaderboard.json schema {board.schema_version}",
@@ -224,12 +256,7 @@ def readme(board: Leaderboard, options: SpaceOptions, date: dt.date, top: int = 
         *licence_section(board),
         "## Reproduce",
         "",
-        "Put the input files listed under `inputs` in `leaderboard.json` (same relative paths, same SHA-256)",
-        "into a results directory, then, in a memeval checkout at the same scoring version:",
-        "",
-        "```sh",
-        "python -m memeval_core export --results RESULTS_DIR --out hf_export/",
-        "```",
+        *_reproduce(origin),
         "",
         "The new `leaderboard.json` carries the same fingerprint and is byte-identical; with",
         f"`SOURCE_DATE_EPOCH` set to midnight UTC of {date.isoformat()} this README is too.",
@@ -303,11 +330,14 @@ def app_files(project_root: Path) -> list[str]:
     return sorted(out)
 
 
-def dataset_card(board: Leaderboard, space: str | None, options: SpaceOptions, data_dir: str = "data") -> str:
+def dataset_card(
+    board: Leaderboard, space: str | None, options: SpaceOptions, data_dir: str = "data", *, origin: str | None = None
+) -> str:
     """README of the details dataset: one config per benchmark over ``<data_dir>/<benchmark>.parquet``.
 
     ``data_dir`` is where the Parquet files lie relative to the card: ``data`` in the dataset repo, empty in an
     export's :data:`DETAILS_DIR` (its own card, so ``datasets.load_dataset(<that folder>, <benchmark>)`` works).
+    ``origin``: as for :func:`readme`.
     """
     benchmarks = [t.benchmark for t in board.tables]
     licence = card_licence(board, options)
@@ -321,6 +351,7 @@ def dataset_card(board: Leaderboard, space: str | None, options: SpaceOptions, d
         "One row per case (PrecisionMemBench) or question (QA benchmarks) of every run on the leaderboard,",
         "each with its `run_id` and `display_name`; `leaderboard.json` holds the run-level rows.",
         "",
+        *_origin_line(origin),
         f"- Input fingerprint: `{board.fingerprint}`",
         f"- memeval {board.memeval_version}, scoring {board.scoring_version}",
     ]

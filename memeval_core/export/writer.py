@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,7 @@ from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.run import BENCHMARKS
 from memeval_core.pmb.snapshot import cases_table, write_snapshot
 from memeval_core.qa import leaderboard as qa_leaderboard
-from memeval_core.qa.ingest import QaLoad, load_qa
+from memeval_core.qa.ingest import LoadedRun, QaLoad, load_qa
 from memeval_core.qa.snapshot import write_qa_snapshot
 from memeval_core.results import load_pmb_results
 from memeval_core.settings import PROJECT_ROOT, SPACE_MARKER
@@ -184,26 +184,60 @@ def qa_tables(rows: Sequence[Mapping[str, Any]]) -> list[QaTable]:
     return [QaTable(benchmark=b, rows=rs) for b, rs in sorted(by_benchmark.items())]
 
 
-def build_leaderboard(
+_ROLE_ORDER = {"pmb-fixture": 0, "pmb-report": 1, "qa-run": 2}
+
+
+def sorted_inputs(files: Iterable[InputFile]) -> tuple[InputFile, ...]:
+    """Each input once (a file used twice, e.g. a sidecar shared by two runs, is one input), by role then path."""
+    unique = {(f.role, f.path): f for f in files}
+    return tuple(sorted(unique.values(), key=lambda f: (_ROLE_ORDER[f.role], f.path)))
+
+
+def folder_inputs(
     load: PmbLoad, results: Path, fixtures: Path | None = None, qa: QaPart | None = None
-) -> Leaderboard:
-    """The leaderboard document of loaded PMB runs (and QA rows): tables, sorted inputs, fingerprint."""
-    inputs = pmb_inputs(load, results, fixtures) + (list(qa.inputs) if qa is not None else [])
-    # A file used twice (e.g. a sidecar shared by two runs) is one input.
-    unique = {(f.role, f.path): f for f in inputs}
+) -> tuple[InputFile, ...]:
+    """The input files of a folder's runs, each with the licence the catalogue or the nearest statement gives."""
     stated: dict[str, str | None] = {}
-    for key, f in unique.items():
+
+    def licensed(f: InputFile) -> InputFile:
         base = fixtures if f.role == "pmb-fixture" and fixtures is not None else results
-        unique[key] = f.model_copy(update={"license": licences.of_file(base, f.path, stated, f.sha256)})
-    order = {"pmb-fixture": 0, "pmb-report": 1, "qa-run": 2}
-    sorted_inputs = sorted(unique.values(), key=lambda f: (order[f.role], f.path))
-    tables: list[Table] = [*pmb_tables(load), *(qa_tables(qa.rows) if qa is not None else [])]
+        return f.model_copy(update={"license": licences.of_file(base, f.path, stated, f.sha256)})
+
+    return tuple(licensed(f) for f in sorted_inputs([*pmb_inputs(load, results, fixtures), *(qa.inputs if qa else ())]))
+
+
+@dataclass(frozen=True)
+class ExportSource:
+    """What an export is written from: the runs, the files they were computed from, and where they were read."""
+
+    name: str
+    """What the runs were read from, for messages: the results folder or the dataset."""
+    pmb: PmbLoad
+    """PMB runs and the fixture they were scored against."""
+    qa: QaPart | None
+    """What QA runs contribute; None when there is none."""
+    inputs: tuple[InputFile, ...]
+    """Every input file with its licence, by role then path (:func:`sorted_inputs`); the fingerprint covers them."""
+    problems: tuple[str, ...] = ()
+    """Input files left out because they could not be loaded (only with ``allow_errors``)."""
+    origin: str | None = None
+    """Runs read from a Hub dataset: ``hf://datasets/OWNER/NAME@COMMIT``, which the cards name; None for a folder."""
+    results: Path | None = None
+    """The results folder, which the QA snapshot names the LoCoMo dataset relative to; None for a dataset."""
+    private: tuple[tuple[str, Path], ...] = ()
+    """Local folders (what each is, and where) that no exported file may name and the export may not lie in."""
+
+
+def build_leaderboard(source: ExportSource) -> Leaderboard:
+    """The leaderboard document of an export's runs: tables, inputs, fingerprint."""
+    qa = source.qa
+    tables: list[Table] = [*pmb_tables(source.pmb), *(qa_tables(qa.rows) if qa is not None else [])]
     return Leaderboard(
         memeval_version=__version__,
         scoring_version=SCORING_VERSION,
-        fingerprint=fingerprint((f.sha256 for f in sorted_inputs), SCORING_VERSION),
+        fingerprint=fingerprint((f.sha256 for f in source.inputs), SCORING_VERSION),
         rounding=RoundingRule(),
-        inputs=sorted_inputs,
+        inputs=list(source.inputs),
         tables=tables,
         text_withheld={b: list(found) for b, found in qa.withheld.items()} if qa is not None else {},
     )
@@ -222,31 +256,36 @@ def _sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def load_qa_part(results: Path, pmb_sources: frozenset[str], include_text: bool = False) -> QaPart:
-    """QA rows, inputs and per-question details of every QA run under ``results``.
+_QA_DETAILS_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("display_name", pa.string()),
+        ("question_id", pa.string()),
+        ("conversation", pa.string()),
+        ("category", pa.string()),
+        ("category_name", pa.string()),
+        ("question", pa.string()),
+        ("gold_answer", pa.string()),
+        ("answer", pa.string()),
+        ("scored", pa.bool_()),
+        ("failure", pa.string()),
+        ("score", pa.float64()),
+        ("correct", pa.bool_()),
+        ("majority", pa.bool_()),
+        ("n_verdicts", pa.int64()),
+        ("latency_ms", pa.float64()),
+    ]
+)
 
-    Files the PMB loader already accounted for are not QA errors. A benchmark's question, gold-answer and
-    answer text goes into the details only when the dataset's licence and every run file's are permissive,
-    or with ``include_text``.
-    """
-    load = load_qa(results)
-    errors = tuple(str(e) for e in load.errors if e.file not in pmb_sources)
-    inputs: dict[str, InputFile] = {}
-    for r in load.runs:
-        meta = r.meta
-        rels = [s for s in (meta.source_file or "").split(" + ") if s]
-        rels += list(meta.metadata_sources)
-        for rel in rels:
-            p = results / rel
-            if rel not in inputs and p.is_file():
-                inputs[rel] = InputFile(path=rel, sha256=_sha256_file(p), role="qa-run")
-    if load.locomo is not None and load.runs:
-        src = Path(load.locomo.source)
-        ds_rel = _relative(src, results) if src.is_absolute() else load.locomo.source
-        if ds_rel is not None and (results / ds_rel).is_file():
-            inputs[ds_rel] = InputFile(path=ds_rel, sha256=_sha256_file(results / ds_rel), role="qa-run")
-    rows = tuple(qa_leaderboard.rows(load.runs))
-    details: dict[str, pa.Table] = {}
+
+def _source_files(run: LoadedRun) -> list[str]:
+    """The result files a QA run was read from (relative paths; several for a run merged from parts)."""
+    return [s for s in (run.meta.source_file or "").split(" + ") if s]
+
+
+def qa_details(load: QaLoad, withheld: Mapping[str, Sequence[str]]) -> dict[str, pa.Table]:
+    """Per benchmark, one row per question of every run, sorted by run and question; a benchmark in ``withheld``
+    has its question, gold-answer and answer text left empty."""
     by_benchmark: dict[str, list[dict[str, Any]]] = {}
     for r in load.runs:
         for q, s in zip(r.run.questions, r.question_scores, strict=True):
@@ -270,57 +309,77 @@ def load_qa_part(results: Path, pmb_sources: frozenset[str], include_text: bool 
                     "latency_ms": q.latency_ms,
                 }
             )
-    schema = pa.schema(
-        [
-            ("run_id", pa.string()),
-            ("display_name", pa.string()),
-            ("question_id", pa.string()),
-            ("conversation", pa.string()),
-            ("category", pa.string()),
-            ("category_name", pa.string()),
-            ("question", pa.string()),
-            ("gold_answer", pa.string()),
-            ("answer", pa.string()),
-            ("scored", pa.bool_()),
-            ("failure", pa.string()),
-            ("score", pa.float64()),
-            ("correct", pa.bool_()),
-            ("majority", pa.bool_()),
-            ("n_verdicts", pa.int64()),
-            ("latency_ms", pa.float64()),
-        ]
-    )
-    withheld = {} if include_text else _withheld_text(results, load)
+    details: dict[str, pa.Table] = {}
     for b, recs in sorted(by_benchmark.items()):
         recs.sort(key=lambda x: (x["run_id"], x["question_id"]))
         if b in withheld:
             for rec in recs:
                 rec.update(question=None, gold_answer=None, answer=None)
-        details[b] = pa.Table.from_pylist(recs, schema=schema)
+        details[b] = pa.Table.from_pylist(recs, schema=_QA_DETAILS_SCHEMA)
+    return details
+
+
+def withheld_text(load: QaLoad, run_licences: Callable[[LoadedRun], Iterable[str]]) -> dict[str, tuple[str, ...]]:
+    """Per benchmark whose text may not be republished, the licences that keep it out: the dataset's text licence
+    and ``run_licences`` of each of its runs (the licences of the files the run was read from)."""
+    by_benchmark: dict[str, set[str]] = {}
+    for r in load.runs:
+        benchmark = r.meta.benchmark
+        found = by_benchmark.setdefault(benchmark, {licences.DATASET_TEXT.get(benchmark, licences.UNKNOWN)})
+        found.update(run_licences(r))
+    return {
+        b: tuple(sorted(found - licences.PERMISSIVE))
+        for b, found in sorted(by_benchmark.items())
+        if not licences.text_allowed(found)
+    }
+
+
+def qa_part(
+    load: QaLoad, inputs: Iterable[InputFile], withheld: Mapping[str, tuple[str, ...]], errors: tuple[str, ...] = ()
+) -> QaPart:
+    """What the runs of ``load`` contribute to an export: rows, details (``withheld`` text left out), inputs."""
     return QaPart(
-        rows=rows,
-        inputs=tuple(sorted(inputs.values(), key=lambda f: f.path)),
-        details=details,
+        rows=tuple(qa_leaderboard.rows(load.runs)),
+        inputs=tuple(sorted(inputs, key=lambda f: f.path)),
+        details=qa_details(load, withheld),
         errors=errors,
         load=load,
         withheld=withheld,
     )
 
 
-def _withheld_text(results: Path, load: QaLoad) -> dict[str, tuple[str, ...]]:
-    """Per benchmark whose text may not be republished, the licences that keep it out."""
-    stated: dict[str, str | None] = {}
-    by_benchmark: dict[str, set[str]] = {}
+def _qa_inputs(results: Path, load: QaLoad) -> list[InputFile]:
+    """The QA result files, sidecars and (when runs were joined against it) the LoCoMo dataset, hashed."""
+    inputs: dict[str, InputFile] = {}
     for r in load.runs:
-        benchmark = r.meta.benchmark
-        found = by_benchmark.setdefault(benchmark, {licences.DATASET_TEXT.get(benchmark, licences.UNKNOWN)})
-        for rel in (s for s in (r.meta.source_file or "").split(" + ") if s):
-            found.add(licences.of_file(results, rel, stated))
-    return {
-        b: tuple(sorted(found - licences.PERMISSIVE))
-        for b, found in sorted(by_benchmark.items())
-        if not licences.text_allowed(found)
-    }
+        for rel in [*_source_files(r), *r.meta.metadata_sources]:
+            p = results / rel
+            if rel not in inputs and p.is_file():
+                inputs[rel] = InputFile(path=rel, sha256=_sha256_file(p), role="qa-run")
+    if load.locomo is not None and load.runs:
+        src = Path(load.locomo.source)
+        ds_rel = _relative(src, results) if src.is_absolute() else load.locomo.source
+        if ds_rel is not None and (results / ds_rel).is_file():
+            inputs[ds_rel] = InputFile(path=ds_rel, sha256=_sha256_file(results / ds_rel), role="qa-run")
+    return list(inputs.values())
+
+
+def load_qa_part(results: Path, pmb_sources: frozenset[str], include_text: bool = False) -> QaPart:
+    """QA rows, inputs and per-question details of every QA run under ``results``.
+
+    Files the PMB loader already accounted for are not QA errors. A benchmark's question, gold-answer and
+    answer text goes into the details only when the dataset's licence and every run file's are permissive,
+    or with ``include_text``.
+    """
+    load = load_qa(results)
+    errors = tuple(str(e) for e in load.errors if e.file not in pmb_sources)
+    stated: dict[str, str | None] = {}
+
+    def run_licences(r: LoadedRun) -> list[str]:
+        return [licences.of_file(results, rel, stated) for rel in _source_files(r)]
+
+    withheld = {} if include_text else withheld_text(load, run_licences)
+    return qa_part(load, _qa_inputs(results, load), withheld, errors)
 
 
 # --------------------------------------------------------------------------------------------
@@ -347,12 +406,10 @@ def _write_parquet(table: pa.Table, path: Path) -> None:
     parquet.write(table, path)
 
 
-def _leak_needles(results: Path, fixtures: Path | None, project_root: Path, secrets: Sequence[str]) -> dict[bytes, str]:
+def _leak_needles(private: Sequence[tuple[str, Path]], project_root: Path, secrets: Sequence[str]) -> dict[bytes, str]:
     # needle -> what it is; the label is what an error may say, the needle never is.
     needles: dict[bytes, str] = {}
-    for label, p in (("results directory", results), ("fixtures directory", fixtures), ("project", project_root)):
-        if p is None:
-            continue
+    for label, p in (*private, ("project", project_root)):
         for variant in (str(p.resolve()), str(p.absolute())):
             if len(variant) > 1:
                 needles.setdefault(variant.encode(), f"the absolute path of the {label}")
@@ -389,14 +446,12 @@ def scan_for_leaks(root: Path, needles: Mapping[bytes, str]) -> None:
             raise ExportError(f"{rel}: contains something that looks like a Hugging Face token (hf_...)")
 
 
-def _check_out(out: Path, results: Path, fixtures: Path | None, project_root: Path) -> None:
+def _check_out(out: Path, private: Sequence[tuple[str, Path]], project_root: Path) -> None:
     o = out.resolve()
-    for label, p in (("results", results), ("fixtures", fixtures)):
-        if p is None:
-            continue
+    for label, p in private:
         pr = p.resolve()
         if o == pr or o in pr.parents or pr in o.parents:
-            raise ExportError(f"{out}: the export folder must lie outside the {label} directory {p}")
+            raise ExportError(f"{out}: the export folder must lie outside the {label} {p}")
     if o == project_root.resolve() or o in project_root.resolve().parents:
         raise ExportError(f"{out}: the export folder must not be the project folder or one of its parents")
     if out.exists():
@@ -436,28 +491,22 @@ def _swap_in(tmp: Path, out: Path) -> None:
 
 
 def _write_tree(
-    tmp: Path,
-    load: PmbLoad,
-    board: Leaderboard,
-    qa: QaPart | None,
-    project_root: Path,
-    options: space.SpaceOptions,
-    date: Any,
-    results: Path,
+    tmp: Path, source: ExportSource, board: Leaderboard, project_root: Path, options: space.SpaceOptions, date: Any
 ) -> None:
+    load, qa = source.pmb, source.qa
     (tmp / LEADERBOARD_FILE).write_text(dumps(board), encoding="utf-8")
     details = {**pmb_details(load), **(dict(qa.details) if qa is not None else {})}
     for benchmark, table in sorted(details.items()):
         _write_parquet(table, tmp / space.DETAILS_DIR / f"{benchmark}.parquet")
     if details:
         # The details folder is a dataset of its own: datasets.load_dataset(<folder>, <benchmark>).
-        card = space.dataset_card(board, None, options, data_dir="")
+        card = space.dataset_card(board, None, options, data_dir="", origin=source.origin)
         (tmp / space.DETAILS_DIR / "README.md").write_text(card, encoding="utf-8")
     if load.fixture is not None and load.runs:
         write_snapshot(load, tmp / space.SNAPSHOT_DIR)
     if qa is not None and qa.load is not None and qa.load.runs:
-        write_qa_snapshot(qa.load, tmp / space.SNAPSHOT_DIR, results=results)
-    (tmp / "README.md").write_text(space.readme(board, options, date), encoding="utf-8")
+        write_qa_snapshot(qa.load, tmp / space.SNAPSHOT_DIR, results=source.results)
+    (tmp / "README.md").write_text(space.readme(board, options, date, origin=source.origin), encoding="utf-8")
     (tmp / "Dockerfile").write_text(space.dockerfile(), encoding="utf-8")
     # The Space is read-only by its own code, whatever environment it is started in.
     (tmp / SPACE_MARKER).write_text(
@@ -480,29 +529,18 @@ def list_files(root: Path) -> tuple[ExportedFile, ...]:
     return tuple(sorted(out, key=lambda f: f.path))
 
 
-def export(
+def load_folder(
     results: Path,
-    out: Path,
     fixtures: Path | None = None,
     *,
     allow_errors: bool = False,
     include_qa: bool = True,
-    options: space.SpaceOptions | None = None,
-    project_root: Path = PROJECT_ROOT,
-    secrets: Sequence[str] = (),
     include_text: bool = False,
-) -> ExportResult:
-    """Export ``results`` into ``out`` atomically; raise :class:`ExportError` (``out`` unchanged) on any problem.
-
-    ``allow_errors`` leaves files that fail to load out of the export instead of refusing it.
-    ``secrets`` are extra strings (e.g. a token typed into the app) that must not appear in any file.
-    ``include_text`` puts question and answer text under a non-commercial or unknown licence into the
-    details (see :func:`load_qa_part`); the cards say which licences apply either way.
-    """
-    options = options or space.SpaceOptions()
+) -> ExportSource:
+    """Load and score every run under ``results`` for :func:`write_export`; raise :class:`ExportError` when the
+    folder is missing or (without ``allow_errors``) a file fails to load. See :func:`export` for the options."""
     if not results.is_dir():
         raise ExportError(f"{results}: results directory does not exist")
-    _check_out(out, results, fixtures, project_root)
     try:
         load = load_pmb_results(results, fixtures)
     except (IngestError, ValueError) as exc:
@@ -524,11 +562,35 @@ def export(
             f"{len(problems)} input file(s) could not be loaded (pass --allow-errors to export without them): "
             + "; ".join(problems)
         )
-    if not load.runs and qa is None:
-        raise ExportError(f"{results}: no runs found to export")
+    try:
+        inputs = folder_inputs(load, results, fixtures, qa)
+    except ValueError as exc:
+        raise ExportError(str(exc)) from exc
+    private = _folder_private(results, fixtures)
+    return ExportSource(str(results), load, qa, inputs, tuple(problems), results=results, private=private)
+
+
+def _folder_private(results: Path, fixtures: Path | None) -> tuple[tuple[str, Path], ...]:
+    return (("results directory", results), *((("fixtures directory", fixtures),) if fixtures else ()))
+
+
+def write_export(
+    source: ExportSource,
+    out: Path,
+    *,
+    options: space.SpaceOptions | None = None,
+    project_root: Path = PROJECT_ROOT,
+    secrets: Sequence[str] = (),
+) -> ExportResult:
+    """Write the export of ``source`` into ``out`` atomically; raise :class:`ExportError` (``out`` unchanged) on any
+    problem. ``secrets`` are extra strings (e.g. a token typed into the app) that must not appear in any file."""
+    options = options or space.SpaceOptions()
+    _check_out(out, source.private, project_root)
+    if not source.pmb.runs and source.qa is None:
+        raise ExportError(f"{source.name}: no runs found to export")
     try:
         date = space.export_date()
-        board = build_leaderboard(load, results, fixtures, qa)
+        board = build_leaderboard(source)
     except ValueError as exc:
         raise ExportError(str(exc)) from exc
 
@@ -536,8 +598,8 @@ def export(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
         tmp.chmod(0o777 & ~_umask())
-        _write_tree(tmp, load, board, qa, project_root, options, date, results)
-        scan_for_leaks(tmp, _leak_needles(results, fixtures, project_root, [*secrets, *_known_tokens()]))
+        _write_tree(tmp, source, board, project_root, options, date)
+        scan_for_leaks(tmp, _leak_needles(source.private, project_root, [*secrets, *_known_tokens()]))
         files = list_files(tmp)
         _swap_in(tmp, out)
     except ExportError:
@@ -546,7 +608,31 @@ def export(
     except (OSError, ValueError) as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         raise ExportError(f"{out}: export failed, nothing was changed: {exc}") from exc
-    return ExportResult(out, board, files, tuple(problems))
+    return ExportResult(out, board, files, source.problems)
+
+
+def export(
+    results: Path,
+    out: Path,
+    fixtures: Path | None = None,
+    *,
+    allow_errors: bool = False,
+    include_qa: bool = True,
+    options: space.SpaceOptions | None = None,
+    project_root: Path = PROJECT_ROOT,
+    secrets: Sequence[str] = (),
+    include_text: bool = False,
+) -> ExportResult:
+    """Export ``results`` into ``out`` atomically; raise :class:`ExportError` (``out`` unchanged) on any problem.
+
+    ``allow_errors`` leaves files that fail to load out of the export instead of refusing it.
+    ``secrets`` are extra strings (e.g. a token typed into the app) that must not appear in any file.
+    ``include_text`` puts question and answer text under a non-commercial or unknown licence into the
+    details (see :func:`load_qa_part`); the cards say which licences apply either way.
+    """
+    _check_out(out, _folder_private(results, fixtures), project_root)  # before loading: a wrong ``out`` fails at once
+    source = load_folder(results, fixtures, allow_errors=allow_errors, include_qa=include_qa, include_text=include_text)
+    return write_export(source, out, options=options, project_root=project_root, secrets=secrets)
 
 
 def scratch_root() -> Path:
