@@ -25,10 +25,10 @@ ORDERS = ("descending", "ascending")
 MISMATCH_BLOCKS_LIMIT = 30  # up to this many runs with mismatches get a text block each; more go in one table
 
 
-def table(runs: pa.Table, benchmark: Benchmark, sort: str, descending: bool) -> pd.DataFrame:
+def table(runs: pa.Table, benchmark: Benchmark) -> pd.DataFrame:
     """The table of one suite (``runs``: its rows of the runs table), as shown and downloaded (machine keys):
     rank first, pass types split in three, a ``status`` badge after the name; ``mean_drift`` only for session
-    runs. Rank order, or sorted by ``sort``."""
+    runs. Rank order."""
     rows = leaderboard.table_rows(runs, benchmark)
     df = pd.DataFrame([leaderboard.flat(r) for r in rows])
     df.insert(0, RANK, range(1, len(df) + 1))
@@ -41,7 +41,14 @@ def table(runs: pa.Table, benchmark: Benchmark, sort: str, descending: bool) -> 
     provenance = runs.select(["run_id", "provenance"]).to_pylist()
     stated = {r["run_id"]: made_by([(p["key"], p["value"]) for p in r["provenance"]]) for r in provenance}
     df["made_by"] = [stated[r["run_id"]] for r in rows]
-    return ui.sort_frame(df, None if sort == RANK else sort, descending)
+    return df
+
+
+# One table per load and suite, shared by every session (never changed in place): a sort or a click reuses it.
+@st.cache_resource(max_entries=8, show_spinner=False)
+def suite_frame(_loaded: ui.Loaded, results_dir: str, key: str, benchmark: Benchmark) -> pd.DataFrame:
+    del results_dir, key  # only part of the cache key
+    return table(ui.suite_table(_loaded, benchmark), benchmark)
 
 
 def mismatch_list(runs: pa.Table, benchmark: Benchmark) -> None:
@@ -111,7 +118,8 @@ with controls:
     order = ui.choice("Order", "order", ORDERS, "descending", radio=True)
 suite = next(b for b in BENCHMARKS if b == benchmark)
 runs = ui.suite_table(loaded, suite)
-df = table(runs, suite, sort, order == "descending")
+df = ui.sort_frame(suite_frame(loaded, loaded.results_dir, loaded.key, suite), None if sort == RANK else sort,
+                  order == "descending")  # fmt: skip
 n_verified = int(pc.sum(pc.equal(pc.list_value_length(runs["mismatches"]), 0)).as_py() or 0)
 note = f"{runs.num_rows} runs, {n_verified} verified."
 if sort not in df.columns:
