@@ -251,6 +251,15 @@ def category_table(df: pd.DataFrame, a: str, b: str) -> None:
     ui.download_buttons(df, f"memeval-compare-stats-{a}-vs-{b}", "stats")
 
 
+# One table per load, suite and A, shared by every session (never changed in place): a click reuses it.
+@st.cache_resource(max_entries=16, show_spinner="Pairing every system with A…")
+def wins_against(_loaded: ui.Loaded, results_dir: str, key: str, benchmark: Benchmark, chosen: str) -> pd.DataFrame:
+    """:func:`win_tie_loss` of ``chosen`` against every other run of the suite."""
+    del results_dir, key  # only part of the cache key
+    cases = ui.suite_cases(_loaded, benchmark, WTL_CASE_COLUMNS)
+    return win_tie_loss(cases, ui.suite_table(_loaded, benchmark), chosen, alpha=ALPHA)
+
+
 def against_a(loaded: ui.Loaded, benchmark: Benchmark, a: PmbRun) -> None:
     """Every other system of the suite against A: wins, losses, ties, McNemar p (Holm-adjusted)."""
     st.subheader(f"Every system against {ui.md_escape(a.identity.display_name)}", anchor="against-a")
@@ -258,8 +267,7 @@ def against_a(loaded: ui.Loaded, benchmark: Benchmark, a: PmbRun) -> None:
         "Per paired case: A wins when A passes and the other fails, loses the reverse. "
         "McNemar p on wins against losses; Holm p adjusts for testing every system."
     )
-    cases = ui.suite_cases(loaded, benchmark, WTL_CASE_COLUMNS)
-    df = win_tie_loss(cases, ui.suite_table(loaded, benchmark), a.identity.display_name, alpha=ALPHA)
+    df = wins_against(loaded, loaded.results_dir, loaded.key, benchmark, a.identity.display_name)
     shown = df.drop(columns="chosen").rename(
         columns={"other": "display_name", "other_run_id": "run_id", "wins": "a_wins", "losses": "a_losses"}
     )
