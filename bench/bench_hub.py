@@ -10,16 +10,24 @@ app's home page in AppTest:
 - dataset, first start: ``MEMEVAL_RESULTS=hf://datasets/...`` with an empty Hugging Face cache;
 - dataset, second start: the same revision again, with that cache.
 
-Reported per size: seconds to the rendered page, the child's peak RSS, and the response bytes the stand-in
-sent (first and second start). Targets: the dataset's first page takes at most 2x the folder's; bytes and
-memory flat in the number of runs, or close to it.
+- dataset after a push: one more push (the last 1 % of the PMB runs, held back until now) makes a new
+  revision; the app starts again with the cache of the first two starts.
 
-    python -m bench.bench_hub [--quick] [--sizes 900x100,4500x500,10000x1000]
+``--parts N`` pushes the runs (less the held-back ones) in N pushes of equal share, so the dataset has N parts,
+as one grown by many contributors would.
+
+Reported per size: seconds to the rendered page, the child's peak RSS, and the requests and response bytes
+the stand-in saw (first start, second start, after a push). Targets: the dataset's first page takes at most 2x
+the folder's; bytes and memory flat in the number of runs, or close to it; after a push, only the new part's
+files are fetched.
+
+    python -m bench.bench_hub [--quick] [--sizes 900x100,4500x500,10000x1000] [--parts 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -31,6 +39,8 @@ from huggingface_hub import constants
 from bench.bench_core import make_corpus
 from bench.common import parse_args, ratio, report, run_python
 from memeval_core.hub_results import push_runs
+from memeval_core.pmb.ingest import PmbLoad
+from memeval_core.qa.ingest import QaLoad
 from memeval_core.results import load_all_results
 from tests.hub_standin import HUB_TOKEN, HubStandIn
 
@@ -58,7 +68,23 @@ def _home(env: dict[str, str]) -> dict[str, Any]:
     return result
 
 
-def measure(size: tuple[int, int], work: Path, hub: HubStandIn) -> dict[str, Any]:
+def _pushes(pmb: PmbLoad, qa: QaLoad, parts: int) -> list[tuple[PmbLoad, QaLoad]]:
+    """The runs in ``parts`` shares, less the last 1 % of the PMB runs (held back for the push after the starts)."""
+    kept = pmb.runs[: len(pmb.runs) - max(1, len(pmb.runs) // 100)]
+    return [
+        (dataclasses.replace(pmb, runs=kept[n::parts]), dataclasses.replace(qa, runs=qa.runs[n::parts]))
+        for n in range(parts)
+    ]
+
+
+def _start(hub: HubStandIn, env: dict[str, str]) -> dict[str, Any]:
+    """The home page from the dataset in a fresh interpreter, with the requests and bytes the stand-in saw."""
+    start = len(hub.requests)
+    page = _home(env)
+    return {**page, "requests": len(hub.requests) - start, "bytes": hub.bytes_sent(start)}
+
+
+def measure(size: tuple[int, int], work: Path, hub: HubStandIn, parts: int) -> dict[str, Any]:
     """Folder and dataset first pages at one size."""
     n_pmb, n_qa = size
     folder = work / f"corpus-{n_pmb}"
@@ -66,29 +92,34 @@ def measure(size: tuple[int, int], work: Path, hub: HubStandIn) -> dict[str, Any
     env = {"MEMEVAL_CACHE_DIR": str(work / "cache"), "HF_ENDPOINT": hub.url, "HF_HUB_DISABLE_TELEMETRY": "1"}
     run_python(LOAD_CHILD.format(root=str(folder)), env=env)  # the cold load, which writes memeval's cache
     pmb, qa = load_all_results(folder, folder, cache_dir=work / "cache")
-    repo = f"standin-user/results-{n_pmb}"
-    push_runs(pmb, qa, repo, token=HUB_TOKEN, results=folder)
-    del pmb, qa
+    repo = f"standin-user/results-{n_pmb}-{parts}"
+    for share in _pushes(pmb, qa, parts):
+        push_runs(*share, repo, token=HUB_TOKEN, results=folder)
     local = _home({**env, "MEMEVAL_RESULTS": str(folder)})
-    hub_env = {**env, "MEMEVAL_RESULTS": f"hf://datasets/{repo}", "HF_HOME": str(work / f"hf-{n_pmb}")}
-    start = len(hub.requests)
-    first = _home(hub_env)
-    first_bytes, first_requests = hub.bytes_sent(start), len(hub.requests) - start
-    start = len(hub.requests)
-    second = _home(hub_env)
-    stored = sum(len(f.data) for f in hub.repo("dataset", repo).files.values())
+    hub_env = {**env, "MEMEVAL_RESULTS": f"hf://datasets/{repo}", "HF_HOME": str(work / f"hf-{n_pmb}-{parts}")}
+    first = _start(hub, hub_env)
+    second = _start(hub, hub_env)
+    push_runs(pmb, qa, repo, token=HUB_TOKEN, results=folder)  # the held-back runs: a new revision
+    del pmb, qa
+    files = hub.repo("dataset", repo).files
+    after = _start(hub, hub_env)
+    stored = sum(len(f.data) for f in files.values())
     shutil.rmtree(folder, ignore_errors=True)
     return {
         "runs": n_pmb + n_qa,
+        "parts": parts + 1,
         "folder_s": local["seconds"],
         "folder_peak_mib": local["peak_rss_mib"],
         "hub_first_s": first["seconds"],
         "hub_first_peak_mib": first["peak_rss_mib"],
-        "hub_first_bytes": first_bytes,
-        "hub_first_requests": first_requests,
+        "hub_first_bytes": first["bytes"],
+        "hub_first_requests": first["requests"],
         "hub_second_s": second["seconds"],
-        "hub_second_bytes": hub.bytes_sent(start),
-        "hub_second_requests": len(hub.requests) - start,
+        "hub_second_bytes": second["bytes"],
+        "hub_second_requests": second["requests"],
+        "hub_after_push_s": after["seconds"],
+        "hub_after_push_bytes": after["bytes"],
+        "hub_after_push_requests": after["requests"],
         "dataset_bytes": stored,
     }
 
@@ -98,6 +129,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def sizes(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--sizes", default="900x100,4500x500,10000x1000", help="PMBxLoCoMo runs per size")
+        parser.add_argument("--parts", type=int, default=1, help="pushes before the starts (parts of the dataset)")
 
     args = parse_args(__doc__ or "", argv, sizes)
     chosen = [(20, 2)] if args.quick else [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
@@ -108,18 +140,24 @@ def main(argv: list[str] | None = None) -> None:
         with HubStandIn(HUB_TOKEN) as hub:
             os.environ["HF_ENDPOINT"] = hub.url  # this process pushes; the children read
             for size in chosen:
-                results.append(measure((size[0], size[1]), work, hub))
+                results.append(measure((size[0], size[1]), work, hub, args.parts))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows = [
         {
             "runs": r["runs"],
+            "parts": r["parts"],
             "folder first page (s)": r["folder_s"],
             "hub first page (s)": r["hub_first_s"],
             "ratio": ratio(r["hub_first_s"], r["folder_s"]),
             "hub second start (s)": r["hub_second_s"],
             "first page bytes": r["hub_first_bytes"],
+            "first page requests": r["hub_first_requests"],
             "second start bytes": r["hub_second_bytes"],
+            "second start requests": r["hub_second_requests"],
+            "after a push (s)": r["hub_after_push_s"],
+            "after a push bytes": r["hub_after_push_bytes"],
+            "after a push requests": r["hub_after_push_requests"],
             "dataset bytes": r["dataset_bytes"],
             "hub peak RSS (MiB)": r["hub_first_peak_mib"],
             "folder peak RSS (MiB)": r["folder_peak_mib"],

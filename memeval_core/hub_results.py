@@ -12,7 +12,9 @@ Reading (:func:`open_dataset`) resolves the revision to a commit with one reques
 a commit id), reads the manifest and each part's headers (runs table, fixture, QA run lines), and fetches a
 part's cases or questions only when a page asks for one of its runs. Files are fetched with
 ``hf_hub_download`` at the resolved commit, so they land in the Hugging Face cache keyed by commit: a second
-start on an unchanged revision sends one metadata request and downloads nothing. (``HfFileSystem`` would read
+start on an unchanged revision sends one metadata request and downloads nothing, and after a push only the new
+parts' files are fetched (:meth:`_Fetcher.for_part`: the parts already cached at an earlier commit, with the
+SHA-256s the manifest lists, are read there). (``HfFileSystem`` would read
 byte ranges, but it keeps no cache across starts.) Credentials come from the environment (``HF_TOKEN`` or the
 saved login), never from the URL. An export reads every part whole instead (:func:`read_dataset`), through the same
 cache, each file checked against the SHA-256 the manifest lists for it.
@@ -37,8 +39,17 @@ from typing import Literal, ParamSpec, TypeVar
 
 import httpx2
 import pyarrow as pa
-from huggingface_hub import CommitOperationAdd, HfApi, constants, get_hf_file_metadata, hf_hub_download, hf_hub_url
+from huggingface_hub import (
+    CommitOperationAdd,
+    HfApi,
+    constants,
+    get_hf_file_metadata,
+    hf_hub_download,
+    hf_hub_url,
+    try_to_load_from_cache,
+)
 from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
+from huggingface_hub.file_download import repo_folder_name  # the cache's documented folder name
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memeval_core import SCORING_VERSION
@@ -185,6 +196,37 @@ class _Fetcher:
             raise _one_sentence(exc, self.location) from exc
         return Path(str(local))
 
+    def cached_digest(self, path: str) -> str | None:
+        """SHA-256 of the file at ``path`` as the cache holds it at this commit; None when it is not cached."""
+        local = try_to_load_from_cache(
+            self.location.repo_id, path, cache_dir=self.cache_dir, revision=self.commit, repo_type="dataset"
+        )
+        return _sha256(Path(local)) if isinstance(local, str) else None
+
+    def cached_commits(self) -> list[str]:
+        """Other commits of this dataset the cache holds files of, the most recently read first."""
+        cache = self.cache_dir if self.cache_dir is not None else Path(constants.HF_HUB_CACHE)
+        snapshots = Path(cache) / repo_folder_name(repo_id=self.location.repo_id, repo_type="dataset") / "snapshots"
+        if not snapshots.is_dir():
+            return []
+        found = [p for p in snapshots.iterdir() if p.name != self.commit and re.fullmatch(r"[0-9a-f]{40}", p.name)]
+        return [p.name for p in sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)]
+
+    def for_part(self, part: Part, names: Sequence[str]) -> _Fetcher:
+        """The fetcher to read ``part`` with: at a commit this machine read it at before, when the cache still
+        holds its files ``names`` with the SHA-256s the manifest lists (a part is never rewritten, so a new
+        revision costs no request for the parts already read); else at this commit."""
+        for commit in self.cached_commits():
+            earlier = dataclasses.replace(self, commit=commit)
+            if all(earlier.cached_digest(f"{part.path}/{n}") == part.files.get(n) for n in names):
+                return earlier
+        return self
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
 
 def resolve_commit(location: HubLocation, token: str | None = None) -> str:
     """The commit ``location``'s revision points at now: one metadata request, none for a commit id."""
@@ -243,6 +285,7 @@ def _fetched_first(fetch: Callable[[], Path], read: Callable[P, T]) -> Callable[
 
 
 def _open_pmb_part(fetch: _Fetcher, part: Part) -> PmbHeaders:
+    fetch = fetch.for_part(part, _PMB_HEADER_FILES)
     fetched = [fetch(f"{part.path}/{name}") for name in _PMB_HEADER_FILES]
     folder = fetched[0].parent
     if not has_current_runs_table(folder):  # another layout: the part is read whole
@@ -256,6 +299,7 @@ def _open_pmb_part(fetch: _Fetcher, part: Part) -> PmbHeaders:
 
 
 def _open_qa_part(fetch: _Fetcher, part: Part) -> QaHeaders:
+    fetch = fetch.for_part(part, _QA_HEADER_FILES)
     fetched = [fetch(f"{part.path}/{name}") for name in _QA_HEADER_FILES]
     folder = fetched[0].parent
     opened = open_qa_snapshot(folder)
@@ -363,11 +407,11 @@ def _read_part(
     for name in names:
         if name not in part.files:
             raise HubResultsError(f"{where}: the manifest lists no {name} in {part.path}")
+    fetch = fetch.for_part(part, names)
     fetched = [fetch(f"{part.path}/{name}") for name in names]
     digests: dict[str, str] = {}
     for name, local in zip(names, fetched, strict=True):
-        with local.open("rb") as f:
-            digests[f"{part.path}/{name}"] = digest = hashlib.file_digest(f, "sha256").hexdigest()
+        digests[f"{part.path}/{name}"] = digest = _sha256(local)
         if digest != part.files[name]:
             raise HubResultsError(f"{where}: {part.path}/{name} differs from the SHA-256 the manifest lists for it")
     folder = fetched[0].parent

@@ -143,6 +143,8 @@ def test_bench_hub_quick(tmp_path: Path) -> None:
     assert size["runs"] == 22 and size["hub_first_bytes"] > 0
     assert size["hub_second_requests"] == 1 and size["hub_second_bytes"] == 0  # the manifest's metadata alone
     assert 0 < size["hub_first_bytes"] < size["dataset_bytes"]  # no case, no question on the first page
+    assert size["parts"] == 2  # one push, then the held-back run
+    assert 1 < size["hub_after_push_requests"] < size["hub_first_requests"]  # the new part's files, not the old's
 
 
 def test_every_script_has_a_smoke_test() -> None:

@@ -129,6 +129,42 @@ def test_a_pinned_commit_needs_no_request_once_cached(
     assert hub.requests[start:] == []
 
 
+def test_a_new_revision_fetches_only_the_new_parts_files(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    first, _ = _halves(local)
+    old_part = push_runs(*first, DATASET, token=None).part
+    before = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    new_part = push_runs(*local, DATASET, token=None).part
+    assert old_part and new_part
+    start = len(hub.requests)
+    after = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    asked = [r.path for r in hub.requests[start:]]
+    assert after.commit != before.commit
+    assert asked and all(p.endswith(MANIFEST) or f"/{new_part}/" in p for p in asked), asked
+    assert leaderboard.table_rows(after.pmb.table) == leaderboard.rows(local[0].runs)
+    # A run of the old part is read where its headers were: whole, and the same as the folder's.
+    old_run = first[0].runs[0]
+    (read,) = after.pmb.read_runs([old_run.identity.run_id])
+    assert leaderboard.row(read) == leaderboard.row(old_run)
+    assert not any(f"/{new_part}/" in r.path and r.path.endswith("cases.parquet") for r in hub.requests[start:])
+
+
+def test_a_changed_cached_file_is_fetched_again(hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path) -> None:
+    first, _ = _halves(local)
+    push_runs(*first, DATASET, token=None)
+    before = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    runs_table = next((tmp_path / "cache").rglob(f"snapshots/{before.commit}/parts/*/pmb-runs.parquet"))
+    data = runs_table.read_bytes()
+    runs_table.unlink()  # the cache holds a symlink to a blob: replace the file, not the blob
+    runs_table.write_bytes(data + b"tampered")
+    push_runs(*local, DATASET, token=None)
+    start = len(hub.requests)
+    after = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    assert any(r.path.endswith("pmb-runs.parquet") for r in hub.requests[start:])  # the Hub is asked again
+    assert leaderboard.table_rows(after.pmb.table) == leaderboard.rows(local[0].runs)
+
+
 def test_pushing_the_same_runs_twice_commits_nothing_and_new_runs_add_a_part(
     hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
 ) -> None:
