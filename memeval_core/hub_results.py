@@ -294,7 +294,10 @@ def _open_pmb_part(fetch: _Fetcher, part: Part) -> PmbHeaders:
     opened = open_snapshot(folder)
     cases = partial(fetch, f"{part.path}/{CASES_FILE}")
     return dataclasses.replace(
-        opened, read_runs=_fetched_first(cases, opened.read_runs), read_cases=_fetched_first(cases, opened.read_cases)
+        opened,
+        read_runs=_fetched_first(cases, opened.read_runs),
+        read_cases=_fetched_first(cases, opened.read_cases),
+        read_case=_fetched_first(cases, opened.read_case),
     )
 
 
@@ -337,8 +340,11 @@ def _combined_pmb(parts: Sequence[PmbHeaders], where: str) -> PmbHeaders:
         tables = [p.read_cases(columns, [i for i in run_ids if owner[i] is p]) for p in chosen]
         return pa.concat_tables(tables) if tables else parts[0].read_cases(columns, [])
 
+    def read_case(case_id: str, turn_index: int | None) -> pa.Table:
+        return pa.concat_tables([p.read_case(case_id, turn_index) for p in parts])
+
     table = pa.concat_tables([p.table for p in parts])
-    return PmbHeaders(table, fixture, read_runs, read_cases)
+    return PmbHeaders(table, fixture, read_runs, read_cases, read_case)
 
 
 def _one_fixture(fixtures: Sequence[PmbFixture | None], where: str) -> PmbFixture | None:

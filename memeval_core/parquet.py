@@ -7,7 +7,8 @@ of decoding the whole file. Writing is deterministic: equal tables give equal by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -74,3 +75,23 @@ def read_rows(path: Path, start: int, stop: int, columns: Sequence[str] | None =
         if not groups or first is None:
             return f.schema_arrow.empty_table() if names is None else f.schema_arrow.empty_table().select(names)
         return f.read_row_groups(groups, columns=names).slice(start - first, stop - start)
+
+
+def rows_equal(table: pa.Table, equal: Mapping[str, object]) -> pa.ChunkedArray:
+    """True for the rows of ``table`` whose columns ``equal`` hold the values given (None matches null only)."""
+    masks = [pc.is_null(table[k]) if v is None else pc.equal(table[k], v) for k, v in equal.items()]
+    return functools.reduce(pc.and_, masks).fill_null(False)
+
+
+def read_where(path: Path, equal: Mapping[str, object], columns: Sequence[str] | None = None) -> pa.Table:
+    """The rows of the table in ``path`` whose columns ``equal`` hold the values given (None: null), read one row
+    group at a time: memory holds one decoded row group and the rows kept, whatever the size of the file."""
+    with pq.ParquetFile(path) as f:
+        names = None if columns is None else list(columns)
+        kept = []
+        for i in range(f.metadata.num_row_groups):
+            mask = rows_equal(f.read_row_group(i, columns=list(equal)), equal)
+            if pc.any(mask).as_py():
+                kept.append(f.read_row_group(i, columns=names).filter(mask))
+        empty = f.schema_arrow.empty_table()
+        return pa.concat_tables(kept) if kept else (empty if names is None else empty.select(names))

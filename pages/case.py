@@ -13,7 +13,6 @@ import streamlit as st
 from memeval_core import labels
 from memeval_core.explore import case_view as cv
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.run import PmbRun
 from pages import ui
 
 
@@ -91,10 +90,12 @@ def failure_messages(view: cv.CaseView, stem: str) -> None:
             ui.download_buttons(failures, f"{stem}-failures", "failures")
 
 
-def show_case(runs: tuple[PmbRun, ...], fixture: PmbFixture, key: str) -> None:
+def show_case(loaded: ui.Loaded, fixture: PmbFixture, key: str) -> None:
     """Who passed first, then the query, what the case asks for, and every returned id classified."""
     case_id, turn = cv.parse_case_key(key)
-    view = cv.case_view(runs, fixture, case_id, turn)
+    suite = "pmb-single-turn" if turn is None else "pmb-session"
+    ranked = {i.run_id: i.display_name for i in ui.suite_identities(loaded, suite)}
+    view = cv.case_view_of_rows(ui.case_rows(loaded, case_id, turn), ranked, fixture, case_id, turn)
     stem = f"memeval-case-{key.replace('/', '-turn-')}"
     ui.plain(f"{view.category}: {view.description}")
     if turn is not None:
@@ -130,5 +131,4 @@ key = ui.choice(
     "Case", "case", keys, keys[0], case_names(loaded.fixture, keys), width="stretch",
     help="Single-turn cases first, then session turns. Type to search ids and descriptions.",
 )  # fmt: skip
-ranked = (*ui.suite_runs(loaded, "pmb-single-turn"), *ui.suite_runs(loaded, "pmb-session"))
-show_case(ranked, loaded.fixture, key)
+show_case(loaded, loaded.fixture, key)

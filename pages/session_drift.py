@@ -261,7 +261,11 @@ session_runs = ui.suite_runs(loaded, "pmb-session")
 if not session_runs:
     st.info("No session runs in the results directory.")
     st.stop()
-single_runs = ui.suite_runs(loaded, "pmb-single-turn")
+# The latency section sets each session run beside the single-turn run of the same name: only those are read.
+session_names = {r.identity.display_name for r in session_runs}
+single_runs = ui.whole_runs(
+    loaded, [i.run_id for i in ui.suite_identities(loaded, "pmb-single-turn") if i.display_name in session_names]
+)
 top = st.container(horizontal=True, vertical_alignment="center")
 with top:
     st.caption(

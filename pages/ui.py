@@ -37,7 +37,7 @@ from memeval_core.hub_location import HubLocation, HubResultsError
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun, RunIdentity
 from memeval_core.pmb.runs_table import IDENTITY_COLUMNS
-from memeval_core.pmb.snapshot import CasesReader, RunsReader
+from memeval_core.pmb.snapshot import CaseReader, CasesReader, RunsReader
 from memeval_core.qa.snapshot import QaRunsReader
 from memeval_core.results import open_results
 from memeval_core.sync import SyncError, sync_catalogue
@@ -93,6 +93,8 @@ class Loaded:
     """Whole runs by id (use :func:`whole_runs`, which caches them)."""
     read_cases: CasesReader = field(compare=False, repr=False)
     """Some case columns of many runs (see :class:`memeval_core.pmb.snapshot.PmbHeaders`)."""
+    read_case: CaseReader = field(compare=False, repr=False)
+    """One case of every run (use :func:`case_rows`, which caches it)."""
     key: str = ""
     """The fingerprint of the files the runs were loaded from."""
 
@@ -684,6 +686,18 @@ def suite_cases(loaded: Loaded, benchmark: Benchmark, columns: Sequence[str]) ->
     return _read_suite_cases(loaded, loaded.results_dir, loaded.key, benchmark, tuple(columns))
 
 
+@st.cache_resource(max_entries=32, show_spinner="Reading the case…")
+def _read_case(_loaded: Loaded, results_dir: str, key: str, case_id: str, turn_index: int | None) -> pa.Table:
+    del results_dir, key  # only part of the cache key
+    return _loaded.read_case(case_id, turn_index)
+
+
+def case_rows(loaded: Loaded, case_id: str, turn_index: int | None) -> pa.Table:
+    """Every run's row of one case in the cases table (read once per load and case: a widget change re-reads
+    nothing)."""
+    return _read_case(loaded, loaded.results_dir, loaded.key, case_id, turn_index)
+
+
 def whole_runs(loaded: Loaded, run_ids: Sequence[str]) -> tuple[PmbRun, ...]:
     """The runs ``run_ids`` name, cases included, in that order (read once per load and set of ids)."""
     return _read_runs(loaded, loaded.results_dir, loaded.key, tuple(run_ids))
@@ -879,6 +893,7 @@ def load_everything(results_dir: str, fixtures_dir: str | None, datasets_dir: st
             pmb.skipped,
             pmb.read_runs,
             pmb.read_cases,
+            pmb.read_case,
             key,
         ),
         qa=QaLoaded(

@@ -23,6 +23,7 @@ from memeval_core.explore.case_view import (
 )
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.rescore import ScoredCase
+from memeval_core.pmb.snapshot import cases_table
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
 MAIN = "session-drift-noise-10-turns-implicit-redis"
@@ -294,6 +295,20 @@ def test_every_belief_id_shown_has_its_text(pmb: PmbLoad) -> None:
     view = case_view(pmb.runs, fixture, "happy-stack-repository-layer")
     assert view.beliefs["b-db-decision"] == "Decided on MongoDB after evaluating Postgres. Raw driver only."
     assert cv.belief_text(fixture, "b-no-such-belief") == cv.UNKNOWN_BELIEF
+
+
+def test_a_case_read_as_rows_is_the_case_read_from_the_runs(pmb: PmbLoad) -> None:
+    fixture = pmb.fixture
+    assert fixture is not None
+    cases = cases_table(pmb.runs)
+    names = {r.identity.run_id: r.identity.display_name for r in reversed(pmb.runs)}  # any order: the view keeps it
+    for key in [*case_keys(fixture, "pmb-single-turn"), *case_keys(fixture, "pmb-session")]:
+        want = case_view(pmb.runs[::-1], fixture, *parse_case_key(key))
+        assert cv.case_view_of_rows(cases, names, fixture, *parse_case_key(key)) == want, key
+    some = dict(list(names.items())[:3])
+    assert [o.run_id for o in cv.case_view_of_rows(cases, some, fixture, "alias-kube-resolves").outcomes] == [
+        i for i in some if any(r.identity.run_id == i and r.identity.benchmark == "pmb-single-turn" for r in pmb.runs)
+    ]
 
 
 def test_expected_beliefs_and_notes(pmb: PmbLoad) -> None:

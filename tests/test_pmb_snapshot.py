@@ -66,6 +66,13 @@ def test_runs_read_one_at_a_time_equal_the_whole_read(
     want = snapshot.cases_table(load.runs[2:5]).select(columns)
     assert opened.read_cases(columns, ids[2:5]).equals(want)
     assert snapshot.headers_of(load).read_cases(columns, ids[2:5]).equals(want)
+    every = snapshot.cases_table(load.runs).to_pylist()
+    for case_id, turn in (("happy-stack-repository-layer", None), ("session-drift-noise-10-turns-implicit-redis", 3)):
+        rows = [r for r in every if r["case_id"] == case_id and r["turn_index"] == turn]
+        assert rows
+        assert opened.read_case(case_id, turn).to_pylist() == rows
+        assert snapshot.headers_of(load).read_case(case_id, turn).to_pylist() == rows
+    assert opened.read_case("no-such-case", None).num_rows == 0
 
 
 def test_a_snapshot_without_a_current_runs_table_is_opened_from_a_whole_read(tmp_path: Path) -> None:

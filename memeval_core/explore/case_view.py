@@ -31,13 +31,16 @@ belief id a view mentions carries its text from the fixture's ``beliefs.seed.jso
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import pandas as pd
+import pyarrow as pa
 
+from memeval_core import parquet
 from memeval_core.pmb.assertions import gold_relevant, unique
+from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.models import BeliefsExpect, IdsExpect, PreludeExpect
 from memeval_core.pmb.pass_types import PassType
@@ -304,6 +307,31 @@ def case_view(runs: Sequence[PmbRun], fixture: PmbFixture, case_id: str, turn_in
     Runs of the other suite, and runs that did not report the case, are left out.
     """
     benchmark: Benchmark = "pmb-single-turn" if turn_index is None else "pmb-session"
+    scored = []
+    for run in runs:
+        row = run.table.index_of(case_id, turn_index) if run.identity.benchmark == benchmark else None
+        if row is not None:
+            scored.append((run.identity.display_name, run.identity.run_id, run.table.case(row)))
+    return _view(fixture, case_id, turn_index, scored)
+
+
+def case_view_of_rows(
+    cases: pa.Table, names: Mapping[str, str], fixture: PmbFixture, case_id: str, turn_index: int | None = None
+) -> CaseView:
+    """:func:`case_view` from the rows of one case in the cases table (``run_id`` and every :class:`ScoredCase`
+    column, as :attr:`memeval_core.pmb.snapshot.PmbHeaders.read_case` gives them), for the runs ``names`` lists
+    (run id -> display name), in its order; rows of other runs or cases are left out."""
+    rows = cases.filter(parquet.rows_equal(cases, {"case_id": case_id, "turn_index": turn_index}))
+    position = {run_id: n for n, run_id in enumerate(rows.column("run_id").to_pylist())}
+    table = CaseTable.from_columns({k: tuple(v) for k, v in rows.drop_columns(["run_id"]).to_pydict().items()})
+    shown = [(names[i], i, table.case(position[i])) for i in names if i in position]
+    return _view(fixture, case_id, turn_index, shown)
+
+
+def _view(
+    fixture: PmbFixture, case_id: str, turn_index: int | None, scored: Sequence[tuple[str, str, ScoredCase]]
+) -> CaseView:
+    """The view of one case from each run's scored case: ``(display name, run id, case)``."""
     topics: tuple[str, ...]
     if turn_index is None:
         exp, category, description, query = _single_expectation(fixture, case_id)
@@ -312,33 +340,27 @@ def case_view(runs: Sequence[PmbRun], fixture: PmbFixture, case_id: str, turn_in
         exp, category, description, query = _turn_expectation(fixture, case_id, turn_index)
         turn = fixture.turn_by_key[(case_id, turn_index)]
         label, topics = turn.label, tuple(turn.topics)
-    outcomes: list[CaseOutcome] = []
-    for run in runs:
-        if run.identity.benchmark != benchmark:
-            continue
-        row = run.table.index_of(case_id, turn_index)
-        if row is None:
-            continue
-        scored = run.table.case(row)
-        tiers = classify_tiers(scored, exp)
-        outcomes.append(
-            CaseOutcome(
-                display_name=run.identity.display_name,
-                run_id=run.identity.run_id,
-                passed=scored.passed,
-                pass_type=scored.pass_type,
-                precision=scored.precision,
-                recall=scored.recall,
-                drift=scored.drift,
-                returned_nothing=nothing_returned(tiers),
-                latency_ms=scored.latency_ms,
-                tiers=tiers,
-                failures=scored.failures,
-                taken_from_report=scored.taken_from_report,
-            )
-        )
+    outcomes = [_outcome(name, run_id, case, exp) for name, run_id, case in scored]
     texts = {i: belief_text(fixture, i) for i in _mentioned(exp, outcomes)}
     return CaseView(case_id, turn_index, label, category, description, query, topics, exp, tuple(outcomes), texts)
+
+
+def _outcome(display_name: str, run_id: str, scored: ScoredCase, exp: Expectation) -> CaseOutcome:
+    tiers = classify_tiers(scored, exp)
+    return CaseOutcome(
+        display_name=display_name,
+        run_id=run_id,
+        passed=scored.passed,
+        pass_type=scored.pass_type,
+        precision=scored.precision,
+        recall=scored.recall,
+        drift=scored.drift,
+        returned_nothing=nothing_returned(tiers),
+        latency_ms=scored.latency_ms,
+        tiers=tiers,
+        failures=scored.failures,
+        taken_from_report=scored.taken_from_report,
+    )
 
 
 def belief_text(fixture: PmbFixture, belief_id: str) -> str:

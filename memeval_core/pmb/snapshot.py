@@ -225,6 +225,14 @@ RunsReader = Callable[[Sequence[str]], tuple[PmbRun, ...]]
 """Reads the runs of the given ids, cases included, in that order; ``KeyError`` for an id it does not hold."""
 CasesReader = Callable[[Sequence[str], Sequence[str]], pa.Table]
 """``(columns, run_ids)``: those columns of the cases table (:func:`cases_table`) for the cases of those runs."""
+CaseReader = Callable[[str, int | None], pa.Table]
+"""``(case_id, turn_index)``: every column of the cases table (:func:`cases_table`) for that case (a session turn,
+or with None a single-turn case) of every run that reports it."""
+
+
+def _one_case(case_id: str, turn_index: int | None) -> dict[str, object]:
+    """The key columns of one case, for :func:`memeval_core.parquet.read_where`."""
+    return {"case_id": case_id, "turn_index": turn_index}
 
 
 def _runs_rows(table: pa.Table, run_ids: Sequence[str]) -> pa.Table:
@@ -243,6 +251,8 @@ class PmbHeaders:
     """Whole runs (cases included) by id."""
     read_cases: CasesReader
     """Some columns of many runs' cases (a page that charts every run of a suite reads only what it draws)."""
+    read_case: CaseReader
+    """One case of every run (a page that shows one case across every system reads only its rows)."""
     errors: tuple[IngestError, ...] = ()
     """One error per file that could not be loaded."""
     skipped: tuple[str, ...] = ()
@@ -257,9 +267,14 @@ def headers_of(load: PmbLoad) -> PmbHeaders:
     def read_cases(columns: Sequence[str], run_ids: Sequence[str]) -> pa.Table:
         return cases_table(tuple(by_id[i] for i in run_ids)).select(list(columns))
 
+    def read_case(case_id: str, turn_index: int | None) -> pa.Table:
+        cases = cases_table(load.runs)
+        return cases.filter(parquet.rows_equal(cases, _one_case(case_id, turn_index)))
+
     return PmbHeaders(
-        table, load.fixture, lambda ids: tuple(by_id[i] for i in ids), read_cases, load.errors, load.skipped
-    )
+        table, load.fixture, lambda ids: tuple(by_id[i] for i in ids), read_cases, read_case, load.errors,
+        load.skipped,
+    )  # fmt: skip
 
 
 def has_current_runs_table(directory: Path) -> bool:
@@ -297,7 +312,10 @@ def open_snapshot(directory: Path) -> PmbHeaders:
         wanted = list(dict.fromkeys(["run_id", *columns]))
         return _runs_rows(parquet.read(directory / CASES_FILE, wanted), run_ids).select(list(columns))
 
-    return PmbHeaders(table, read_fixture(directory), read_runs, read_cases)
+    def read_case(case_id: str, turn_index: int | None) -> pa.Table:
+        return parquet.read_where(directory / CASES_FILE, _one_case(case_id, turn_index))
+
+    return PmbHeaders(table, read_fixture(directory), read_runs, read_cases, read_case)
 
 
 def _read_run(directory: Path, table: pa.Table, row: int, span: tuple[int, int], pool: StringPool) -> PmbRun:
