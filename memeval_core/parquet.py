@@ -11,6 +11,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -61,20 +62,37 @@ def run_spans(path: Path, column: str = "run_id") -> dict[str, tuple[int, int]]:
     return spans
 
 
-def read_rows(path: Path, start: int, stop: int, columns: Sequence[str] | None = None) -> pa.Table:
-    """Rows ``[start, stop)`` of the table in ``path``, decoding only the row groups that hold them."""
+def read_spans(path: Path, spans: Sequence[tuple[int, int]], columns: Sequence[str] | None = None) -> list[pa.Table]:
+    """Rows ``[start, stop)`` of the table in ``path`` for each span, as tables of their own.
+
+    Only the row groups holding the rows are decoded, each once for spans given in file order (the groups of
+    the span before are kept until a span needs others). Each table is a copy of its rows: a slice would keep
+    every row group it was cut from alive for as long as the table lives.
+    """
     with pq.ParquetFile(path) as f:
-        groups, first, offset = [], None, 0
-        for i in range(f.metadata.num_row_groups):
-            rows = f.metadata.row_group(i).num_rows
-            if offset < stop and offset + rows > start:
-                groups.append(i)
-                first = offset if first is None else first
-            offset += rows
         names = None if columns is None else list(columns)
-        if not groups or first is None:
-            return f.schema_arrow.empty_table() if names is None else f.schema_arrow.empty_table().select(names)
-        return f.read_row_groups(groups, columns=names).slice(start - first, stop - start)
+        empty = f.schema_arrow.empty_table() if names is None else f.schema_arrow.empty_table().select(names)
+        sizes = [f.metadata.row_group(i).num_rows for i in range(f.metadata.num_row_groups)]
+        firsts = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))  # first row of each group, then the end
+        held: list[int] = []
+        decoded = empty
+        out = []
+        for start, stop in spans:
+            lo = max(int(np.searchsorted(firsts, start, side="right")) - 1, 0)
+            groups = list(range(lo, int(np.searchsorted(firsts, stop, side="left")))) if stop > start else []
+            if not groups:
+                out.append(empty)
+                continue
+            if groups != held:
+                held, decoded = groups, f.read_row_groups(groups, columns=names)
+            offset = int(firsts[groups[0]])
+            out.append(decoded.take(np.arange(start - offset, stop - offset)))
+        return out
+
+
+def read_rows(path: Path, start: int, stop: int, columns: Sequence[str] | None = None) -> pa.Table:
+    """Rows ``[start, stop)`` of the table in ``path`` (:func:`read_spans` of one span)."""
+    return read_spans(path, [(start, stop)], columns)[0]
 
 
 def rows_equal(table: pa.Table, equal: Mapping[str, object]) -> pa.ChunkedArray:

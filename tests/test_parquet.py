@@ -54,3 +54,20 @@ def test_run_spans_give_each_runs_rows_and_refuse_scattered_runs(tmp_path: Path)
     parquet.write(scattered, tmp_path / "s.parquet")
     with pytest.raises(ValueError, match=r"s\.parquet: the rows of run_id 'a' are not together"):
         parquet.run_spans(tmp_path / "s.parquet")
+
+
+def test_a_span_read_owns_only_its_rows(tmp_path: Path) -> None:
+    # A slice of the decoded row group would keep all of it (10 MB) alive for as long as the 10 rows live.
+    parquet.write(pa.table({"s": ["x" * 100] * 100_000}), tmp_path / "t.parquet", row_group_rows=100_000)
+    before = pa.total_allocated_bytes()
+    rows = parquet.read_rows(tmp_path / "t.parquet", 10, 20)
+    assert rows.num_rows == 10
+    assert pa.total_allocated_bytes() - before < 100_000
+
+
+def test_spans_read_together_equal_spans_read_alone(tmp_path: Path) -> None:
+    table = pa.table({"x": list(range(1_000)), "s": [str(i) for i in range(1_000)]})
+    parquet.write(table, tmp_path / "t.parquet", row_group_rows=64)
+    spans = [(0, 0), (0, 1), (63, 65), (64, 128), (999, 1_000), (0, 1_000), (10, 20), (5, 70), (1_000, 1_000)]
+    for (start, stop), got in zip(spans, parquet.read_spans(tmp_path / "t.parquet", spans), strict=True):
+        assert got.equals(table.slice(start, stop - start)), (start, stop)

@@ -305,8 +305,11 @@ def open_snapshot(directory: Path) -> PmbHeaders:
         return parquet.run_spans(directory / CASES_FILE)
 
     def read_runs(run_ids: Sequence[str]) -> tuple[PmbRun, ...]:
+        at = [rows[i] for i in run_ids]
+        details = parquet.read_spans(directory / RUNS_TABLE_FILE, [(n, n + 1) for n in at], DETAIL_COLUMNS)
+        cases = parquet.read_spans(directory / CASES_FILE, [spans().get(i, (0, 0)) for i in run_ids])
         pool = StringPool()
-        return tuple(_read_run(directory, table, rows[i], spans().get(i, (0, 0)), pool) for i in run_ids)
+        return tuple(_run(table, n, d, c, pool) for n, d, c in zip(at, details, cases, strict=True))
 
     def read_cases(columns: Sequence[str], run_ids: Sequence[str]) -> pa.Table:
         wanted = list(dict.fromkeys(["run_id", *columns]))
@@ -318,9 +321,8 @@ def open_snapshot(directory: Path) -> PmbHeaders:
     return PmbHeaders(table, read_fixture(directory), read_runs, read_cases, read_case)
 
 
-def _read_run(directory: Path, table: pa.Table, row: int, span: tuple[int, int], pool: StringPool) -> PmbRun:
-    """Run number ``row`` of the runs table, with its cases (rows ``span`` of the cases table)."""
+def _run(table: pa.Table, row: int, details: pa.Table, cases: pa.Table, pool: StringPool) -> PmbRun:
+    """Run number ``row`` of the runs table, from its detail columns and its rows of the cases table."""
     header = table.slice(row, 1).to_pylist()[0]
-    details = parquet.read_rows(directory / RUNS_TABLE_FILE, row, row + 1, DETAIL_COLUMNS).to_pylist()[0]
-    cases = parquet.read_rows(directory / CASES_FILE, *span).drop_columns(["run_id"]).to_pydict()
-    return run_from(header, details, {name: tuple(values) for name, values in cases.items()}, pool)
+    columns = cases.drop_columns(["run_id"]).to_pydict()
+    return run_from(header, details.to_pylist()[0], {name: tuple(values) for name, values in columns.items()}, pool)

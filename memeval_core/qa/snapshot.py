@@ -298,14 +298,16 @@ def open_qa_snapshot(directory: Path) -> QaHeaders:
         return parquet.run_spans(path)
 
     def read_runs(run_ids: Sequence[str]) -> tuple[LoadedRun, ...]:
-        return tuple(_read_run(path, by_id[i], spans().get(i)) for i in run_ids)
+        headers = [by_id[i] for i in run_ids]
+        tables = parquet.read_spans(path, [spans().get(i, (0, 0)) for i in run_ids])
+        return tuple(_run(h, t) for h, t in zip(headers, tables, strict=True))
 
     return QaHeaders(headers, None if ds_doc is None else str(ds_doc["source"]), disputed, read_runs)
 
 
-def _read_run(path: Path, header: QaRunHeader, span: tuple[int, int] | None) -> LoadedRun:
+def _run(header: QaRunHeader, rows: pa.Table) -> LoadedRun:
+    """The run ``header`` describes, with its rows of the question table."""
     fields = {f.name: getattr(header, f.name) for f in dataclasses.fields(QaRunHeader)}
-    if span is None:
+    if not rows.num_rows:
         return LoadedRun(**fields, table=SCHEMA.empty_table())
-    table = parquet.read_rows(path, *span).cast(_WITH_RUN_ID).drop_columns(["run_id"])
-    return LoadedRun(**fields, table=table)
+    return LoadedRun(**fields, table=rows.cast(_WITH_RUN_ID).drop_columns(["run_id"]))
