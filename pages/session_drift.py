@@ -1,7 +1,8 @@
 """Session drift: per turn of a session, how much of what each system returns is off-topic; noise; latency under load.
 
 URL state: ``?measure=topic`` plots topic drift instead of harness drift; ``?latency=absolute`` plots per-turn
-milliseconds instead of the ratio to the single-turn median.
+milliseconds instead of the ratio to the single-turn median, ``?top=N`` the number of systems shown when the suite
+has more than :data:`pages.ui.SESSION_SYSTEMS`.
 """
 
 from __future__ import annotations
@@ -248,6 +249,17 @@ def latency_section(runs: tuple[PmbRun, ...], all_runs: tuple[PmbRun, ...], fixt
     ui.download_buttons(ratios, "memeval-session-latency-ratio", "latency-ratio")
 
 
+def shown_count(n_runs: int) -> int:
+    """How many session systems (leaders first) the page shows: all, up to :data:`pages.ui.SESSION_SYSTEMS`;
+    above, the reader picks (``?top=N``). A panel per system stops being readable long before a thousand
+    systems, and every shown system's turns are read whole."""
+    if n_runs <= ui.SESSION_SYSTEMS:
+        return n_runs
+    return ui.number_param(
+        f"Systems shown (leaders first, of {n_runs:,})", "top", ui.SESSION_SYSTEMS, 1, n_runs, step=10, width=300
+    )
+
+
 st.title("Session drift")
 ui.flash_sync_result()
 loaded = ui.load_current()
@@ -257,10 +269,11 @@ if not loaded.identities:
 if loaded.fixture is None:
     st.warning("The PrecisionMemBench fixture was not found, so session turns cannot be labelled.")
     st.stop()
-session_runs = ui.suite_runs(loaded, "pmb-session")
-if not session_runs:
+session_ids = ui.suite_identities(loaded, "pmb-session")
+if not session_ids:
     st.info("No session runs in the results directory.")
     st.stop()
+session_runs = ui.whole_runs(loaded, [i.run_id for i in session_ids[: shown_count(len(session_ids))]])
 # The latency section sets each session run beside the single-turn run of the same name: only those are read.
 session_names = {r.identity.display_name for r in session_runs}
 single_runs = ui.whole_runs(

@@ -505,6 +505,9 @@ def flash_sync_result() -> None:
 
 RUN_PAGE = "run"
 """URL path of the run page (pages/run.py)."""
+SESSION_SYSTEMS = 30
+"""Session drift shows this many systems (leaders first) by default when the suite has more (``?top=N``)."""
+
 STYLED_TABLE_CELLS = 3_000
 """Up to this many cells a table keeps its numbers (sortable by value) and formats them with a Styler; larger
 tables show formatted text (pandas' Styler costs about 0.1 ms per cell on every rerun)."""

@@ -90,6 +90,17 @@ def test_one_panel_per_system_in_leaderboard_order() -> None:
     assert len(axes(harness["layout"], "x")) == 12  # a 3 x 4 grid, the last cell empty
 
 
+def test_a_large_suite_shows_its_leaders(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pages.ui
+
+    monkeypatch.setattr(pages.ui, "SESSION_SYSTEMS", 4)  # the shared data's 11 session systems count as many
+    at = run_app()
+    assert at.number_input[0].value == 4
+    titles = [a["text"] for a in specs(at)[0]["layout"]["annotations"]]
+    assert titles == ["tenure", "gbrain", "yourmemory", titles[3]] and len(titles) == 4
+    assert len(specs(run_app(top="7"))[0]["layout"]["annotations"]) == 7
+
+
 def test_measure_from_the_url() -> None:
     at = run_app(measure="topic")
     assert at.radio(key="choice-measure").value == "topic"
