@@ -539,8 +539,9 @@ if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-folded = lineup.fold(ui.whole_qa_runs(loaded))  # judged files join the runs they re-judge
-multi = [r for r in folded.runs if judges.is_multi_judge(r)]
+# Judged files join the runs they re-judge; only runs graded by two or more judges can be multi-judge.
+folded = ui.folded_qa_runs(loaded, whole=lambda h: len(h.score.judges) >= 2)
+multi = [r for r in folded.runs if isinstance(r, LoadedRun) and judges.is_multi_judge(r)]
 if not multi:
     st.info("No run in this results directory has questions graded by two or more judges.")
     st.stop()

@@ -20,7 +20,6 @@ import pandas as pd
 import streamlit as st
 
 from memeval_core import labels
-from memeval_core.judge import lineup
 from memeval_core.qa import leaderboard, locomo
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.retrieval_metrics import DEFAULT_K, RetrievalSummary, qa_summaries
@@ -233,7 +232,8 @@ if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-runs = lineup.fold(ui.whole_qa_runs(loaded)).runs  # re-judged runs carry every judge's verdicts
+# Whole runs: re-judged runs carry every judge's verdicts, and retrieval metrics come from the questions.
+runs = ui.folded_qa_runs(loaded, whole=lambda h: True).runs
 names = benchmarks(runs)
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:

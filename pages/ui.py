@@ -34,6 +34,7 @@ from memeval_core import csvsafe, labels, leaderboard, settings, tree
 from memeval_core.export.hub import hub_endpoint
 from memeval_core.export.space import md_code
 from memeval_core.hub_location import HubLocation, HubResultsError
+from memeval_core.judge import lineup
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun, RunIdentity
 from memeval_core.pmb.runs_table import IDENTITY_COLUMNS
@@ -841,6 +842,19 @@ def whole_qa_runs(loaded: QaLoaded, run_ids: Sequence[str] | None = None) -> tup
     and set of ids)."""
     ids = tuple(r.run_id for r in loaded.runs) if run_ids is None else tuple(run_ids)
     return _read_qa_runs(loaded, loaded.results_dir, loaded.key, ids)
+
+
+def folded_qa_runs(loaded: QaLoaded, whole: Callable[[QaRunHeader], bool] | None = None) -> lineup.Folded:
+    """The QA runs with judged files folded into the runs they re-judge (:func:`memeval_core.judge.lineup.fold`).
+
+    Questions are read only for the runs a fold joins (:func:`memeval_core.judge.lineup.plan`) and those
+    ``whole`` picks; every other run is its header, so a page of 1,000 runs reads what it shows.
+    """
+    planned = lineup.plan(loaded.runs)
+    needed = {i for original, judged in planned.items() for i in (original, *judged)}
+    ids = [h.run_id for h in loaded.runs if h.run_id in needed or (whole is not None and whole(h))]
+    read = {r.run_id: r for r in whole_qa_runs(loaded, ids)}
+    return lineup.fold([read.get(h.run_id, h) for h in loaded.runs])
 
 
 def datasets_root() -> Path | None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from memeval_core.judge.lineup import PUBLISHED, fold, rejudge_of, sensitivity
+from memeval_core.judge.lineup import PUBLISHED, fold, plan, rejudge_of, sensitivity
+from memeval_core.qa.ingest import QaRunHeader
 from memeval_core.qa.judges import is_multi_judge, judge_accuracy, panels
 from memeval_core.results import load_qa_results
 from tests.judge_standin import KEY, MODEL, StandIn, rejudged_results, rule
@@ -54,6 +56,18 @@ def test_fold_puts_every_rejudge_on_the_original_questions(rejudged: Path) -> No
         assert acc[RUBRIC] == pytest.approx(expected + 0.2 * (1 - expected))
     # One panel of two runs now shares the same three judges: the Judges page can rank them.
     assert list(panels(folded.runs)) == [("locomo", False, tuple(sorted(("llm_score", JUDGE, RUBRIC))))]
+
+
+def test_the_plan_names_the_runs_a_fold_reads_whole(rejudged: Path) -> None:
+    runs = load_qa_results(rejudged, None, cache_dir=None).runs
+    judged = {r.run_id: rejudge_of(r) for r in runs}
+    want = {r.run_id: tuple(j for j, b in judged.items() if b and b["original_run_id"] == r.run_id) for r in runs}
+    assert plan(runs) == {k: v for k, v in want.items() if v} and len(plan(runs)) == 2
+    headers = [QaRunHeader(**{f.name: getattr(r, f.name) for f in dataclasses.fields(QaRunHeader)}) for r in runs]
+    with pytest.raises(ValueError, match="must be read whole"):
+        fold(headers)  # every run here joins a fold: as headers they cannot
+    lone = [h for h in headers if judged[h.run_id]][:1]  # a judged run whose original is absent folds nowhere
+    assert plan(lone) == {} and fold(lone).runs == tuple(lone)
 
 
 def test_a_judged_run_without_its_original_stays_on_its_own(rejudged: Path, tmp_path: Path) -> None:

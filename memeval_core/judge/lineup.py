@@ -23,7 +23,7 @@ from typing import Any
 
 from memeval_core.agreement.rank_correlation import kendall_tau_b
 from memeval_core.judge.output import REJUDGE
-from memeval_core.qa.ingest import LoadedRun
+from memeval_core.qa.ingest import LoadedRun, QaRunHeader
 from memeval_core.qa.judges import judge_accuracy
 from memeval_core.qa.models import QaQuestion, Verdict
 
@@ -31,7 +31,7 @@ PUBLISHED = "as published"
 """The column of a run's accuracy under its own judges, as its source published them."""
 
 
-def rejudge_of(run: LoadedRun) -> dict[str, Any] | None:
+def rejudge_of(run: QaRunHeader) -> dict[str, Any] | None:
     """The ``run.rejudge`` block of a judged run, else None."""
     block = (run.meta.model_extra or {}).get(REJUDGE)
     return block if isinstance(block, dict) and isinstance(block.get("original_run_id"), str) else None
@@ -41,8 +41,9 @@ def rejudge_of(run: LoadedRun) -> dict[str, Any] | None:
 class Folded:
     """Loaded runs with judged files folded into the runs they re-judge."""
 
-    runs: tuple[LoadedRun, ...]
-    """Every run, in load order, minus the judged files that were folded in."""
+    runs: tuple[QaRunHeader, ...]
+    """Every run, in load order, minus the judged files that were folded in (whole where :func:`fold` was given
+    whole runs; the runs it folded judges into are always whole)."""
     added: Mapping[str, tuple[str, ...]]
     """Run id -> the judges re-judging added to it (only runs that have some)."""
     published: Mapping[str, float | None]
@@ -81,21 +82,40 @@ def _fold_one(original: LoadedRun, judged: Sequence[LoadedRun]) -> tuple[LoadedR
     return original.with_run(run), tuple(added)
 
 
-def fold(runs: Sequence[LoadedRun]) -> Folded:
-    """Fold every judged run whose original is among ``runs`` into it (see the module docstring)."""
+def plan(runs: Sequence[QaRunHeader]) -> dict[str, tuple[str, ...]]:
+    """Run id -> the judged runs among ``runs`` that :func:`fold` folds into it, from the runs' metadata alone
+    (a page reads whole only these runs and their originals)."""
     ids = {r.run_id for r in runs}
-    into: dict[str, list[LoadedRun]] = {}
+    into: dict[str, list[str]] = {}
     for r in runs:
         block = rejudge_of(r)
         if block is not None and block["original_run_id"] in ids and block["original_run_id"] != r.run_id:
-            into.setdefault(block["original_run_id"], []).append(r)
-    hidden = {j.run_id for js in into.values() for j in js}
-    out: list[LoadedRun] = []
+            into.setdefault(block["original_run_id"], []).append(r.run_id)
+    return {original: tuple(judged) for original, judged in into.items()}
+
+
+def _whole(run: QaRunHeader) -> LoadedRun:
+    if not isinstance(run, LoadedRun):
+        raise ValueError(f"{run.run_id}: a run that judges are folded into (or from) must be read whole")
+    return run
+
+
+def fold(runs: Sequence[QaRunHeader]) -> Folded:
+    """Fold every judged run whose original is among ``runs`` into it (see the module docstring).
+
+    The runs :func:`plan` names (originals and their judged runs) must be whole (:class:`LoadedRun`); any other
+    run may be a header and is passed on as it is.
+    """
+    into = plan(runs)
+    by_id = {r.run_id: r for r in runs}
+    hidden = {j for judged in into.values() for j in judged}
+    out: list[QaRunHeader] = []
     added: dict[str, tuple[str, ...]] = {}
     for r in runs:
         if r.run_id in hidden:
             continue
-        folded, names = _fold_one(r, into.get(r.run_id, ()))
+        judged = [_whole(by_id[j]) for j in into.get(r.run_id, ())]
+        folded, names = _fold_one(_whole(r), judged) if judged else (r, ())
         out.append(folded)
         if names:
             added[r.run_id] = names
@@ -103,7 +123,7 @@ def fold(runs: Sequence[LoadedRun]) -> Folded:
         runs=tuple(out),
         added=added,
         published={r.run_id: r.score.accuracy for r in runs if r.run_id not in hidden},
-        folded_from={k: tuple(j.run_id for j in v) for k, v in into.items()},
+        folded_from=into,
     )
 
 
@@ -175,16 +195,16 @@ class Sensitivity:
         return out
 
 
-def _group(run: LoadedRun) -> str:
+def _group(run: QaRunHeader) -> str:
     adv = run.meta.includes_adversarial
     benchmark = run.meta.benchmark
     return benchmark if adv is None else f"{benchmark} ({'with' if adv else 'without'} category 5)"
 
 
-def sensitivity(folded: Folded, runs: Sequence[LoadedRun] | None = None) -> tuple[Sensitivity, ...]:
+def sensitivity(folded: Folded, runs: Sequence[QaRunHeader] | None = None) -> tuple[Sensitivity, ...]:
     """A :class:`Sensitivity` per rank group holding a re-judged run (``runs``: a subset of ``folded.runs``)."""
     chosen = folded.runs if runs is None else runs
-    groups: dict[str, list[LoadedRun]] = {}
+    groups: dict[str, list[QaRunHeader]] = {}
     for r in chosen:
         groups.setdefault(_group(r), []).append(r)
     out = []
@@ -197,8 +217,9 @@ def sensitivity(folded: Folded, runs: Sequence[LoadedRun] | None = None) -> tupl
         for r in members:
             if (pub := folded.published.get(r.run_id)) is not None:
                 accuracy[PUBLISHED][r.run_id] = pub
-            for a in judge_accuracy(r):
-                if a.judge in folded.added.get(r.run_id, ()) and a.accuracy is not None:
+            added = folded.added.get(r.run_id, ())
+            for a in judge_accuracy(_whole(r)) if added else ():
+                if a.judge in added and a.accuracy is not None:
                     accuracy[a.judge][r.run_id] = a.accuracy
         order = sorted(members, key=lambda r: (-accuracy[PUBLISHED].get(r.run_id, -1.0), r.display_name))
         out.append(
