@@ -21,8 +21,8 @@ import streamlit as st
 
 from memeval_core import labels
 from memeval_core.qa import leaderboard, locomo
-from memeval_core.qa.ingest import LoadedRun
-from memeval_core.qa.retrieval_metrics import DEFAULT_K, RetrievalSummary, qa_summaries
+from memeval_core.qa.ingest import QaRunHeader
+from memeval_core.qa.retrieval_metrics import DEFAULT_K, RetrievalSummary
 from pages import ui
 
 # Tabs in this order; other benchmarks follow alphabetically. (Comments, not docstrings: Streamlit magic
@@ -50,14 +50,14 @@ def ranked_value(row: dict[str, Any], by: str) -> float | None:
     return value
 
 
-def rank_options(runs: Sequence[LoadedRun]) -> tuple[list[str], dict[str, str]]:
+def rank_options(runs: Sequence[QaRunHeader]) -> tuple[list[str], dict[str, str]]:
     """``?judge=`` values (mean, majority, every judge of the runs) and how each is shown."""
     judge_names = sorted({j for r in runs for j in r.score.judges})
     names = {MEAN: "Accuracy (all judges)", MAJORITY: "Majority of judges", **{j: f"Judge: {j}" for j in judge_names}}
     return [MEAN, MAJORITY, *judge_names], names
 
 
-def benchmarks(runs: Sequence[LoadedRun]) -> list[str]:
+def benchmarks(runs: Sequence[QaRunHeader]) -> list[str]:
     """Benchmarks present, in :data:`BENCHMARK_ORDER` first, the others alphabetically."""
     present = {r.meta.benchmark for r in runs}
     known = [b for b in BENCHMARK_ORDER if b in present]
@@ -158,7 +158,7 @@ def show_table(
     ui.download_buttons(df, f"memeval-qa-{key}", key=f"download-{key}")
 
 
-def with_failure_reasons(rows: list[dict[str, Any]], runs: Sequence[LoadedRun]) -> list[dict[str, Any]]:
+def with_failure_reasons(rows: list[dict[str, Any]], runs: Sequence[QaRunHeader]) -> list[dict[str, Any]]:
     """Rows with a ``failure_reasons`` text (``3 no answer, 1 error``; empty when none)."""
     by_id = {r.run_id: r for r in runs}
     out = []
@@ -202,12 +202,15 @@ def mapping_table() -> None:
         ui.download_buttons(df, "memeval-qa-locomo-category-codes", key="download-locomo-categories")
 
 
-def benchmark_section(benchmark: str, runs: Sequence[LoadedRun], publishable_only: bool, by: str = MEAN) -> None:
+def benchmark_section(
+    loaded: ui.QaLoaded, benchmark: str, runs: Sequence[QaRunHeader], publishable_only: bool, by: str = MEAN
+) -> None:
     """Every rank group of one benchmark: one ranked table each."""
     rows = with_failure_reasons(leaderboard.rows(list(runs), benchmark), runs)
     if publishable_only:
         rows = [r for r in rows if r["publishable"]]
-    retrieval = qa_summaries(runs)
+    # Folding adds verdicts, never retrieved ids: each run's retrieval is scored from its own questions.
+    retrieval = ui.retrieval_summaries(loaded, [r.run_id for r in runs])
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault(r["rank_group"], []).append(r)
@@ -232,8 +235,7 @@ if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-# Whole runs: re-judged runs carry every judge's verdicts, and retrieval metrics come from the questions.
-runs = ui.folded_qa_runs(loaded, whole=lambda h: True).runs
+runs = ui.folded_qa_runs(loaded).runs  # re-judged runs carry every judge's verdicts; the others are headers
 names = benchmarks(runs)
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:
@@ -247,5 +249,5 @@ with controls:
     rank_by, rank_names = rank_options(shown_runs)
     by = ui.choice("Rank by", "judge", rank_by, MEAN, rank_names, width=300,
                    help="The mean over every judge (accuracy), the majority of judges, or one judge.")  # fmt: skip
-benchmark_section(chosen, shown_runs, only, by)
+benchmark_section(loaded, chosen, shown_runs, only, by)
 explanation(loaded)

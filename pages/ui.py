@@ -39,6 +39,7 @@ from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.run import BENCHMARKS, Benchmark, PmbRun, RunIdentity
 from memeval_core.pmb.runs_table import IDENTITY_COLUMNS
 from memeval_core.pmb.snapshot import CaseReader, CasesReader, RunsReader
+from memeval_core.qa.retrieval_metrics import RetrievalSummary, qa_summaries
 from memeval_core.qa.snapshot import QaRunsReader
 from memeval_core.results import open_results
 from memeval_core.sync import SyncError, sync_catalogue
@@ -855,6 +856,26 @@ def folded_qa_runs(loaded: QaLoaded, whole: Callable[[QaRunHeader], bool] | None
     ids = [h.run_id for h in loaded.runs if h.run_id in needed or (whole is not None and whole(h))]
     read = {r.run_id: r for r in whole_qa_runs(loaded, ids)}
     return lineup.fold([read.get(h.run_id, h) for h in loaded.runs])
+
+
+RETRIEVAL_BATCH = 50
+"""QA runs whose questions are read at a time to score retrieval (:func:`retrieval_summaries`)."""
+
+
+@st.cache_resource(max_entries=8, show_spinner="Scoring retrieval…")
+def _retrieval(_loaded: QaLoaded, results_dir: str, key: str, run_ids: tuple[str, ...]) -> dict[str, RetrievalSummary]:
+    del results_dir, key  # only part of the cache key
+    out: dict[str, RetrievalSummary] = {}
+    for start in range(0, len(run_ids), RETRIEVAL_BATCH):
+        out.update(qa_summaries(_loaded.read_runs(run_ids[start : start + RETRIEVAL_BATCH])))
+    return out
+
+
+def retrieval_summaries(loaded: QaLoaded, run_ids: Sequence[str]) -> dict[str, RetrievalSummary]:
+    """Retrieval metric means of the runs ``run_ids`` that record retrieved ids (:func:`qa_summaries`), their
+    questions read :data:`RETRIEVAL_BATCH` runs at a time and let go: a thousand runs never sit in memory
+    together. Once per load and set of runs."""
+    return _retrieval(loaded, loaded.results_dir, loaded.key, tuple(run_ids))
 
 
 def datasets_root() -> Path | None:
