@@ -16,6 +16,7 @@ from typing import Any
 
 from huggingface_hub.utils.tqdm import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 
+from memeval_core.export import from_hub
 from memeval_core.export.hub import PushError, push_space
 from memeval_core.export.space import SpaceOptions
 from memeval_core.export.writer import ExportError, ExportResult, export, write_export
@@ -42,8 +43,6 @@ def _export(args: argparse.Namespace, out: Path, options: SpaceOptions) -> Expor
         )
     if args.fixtures:
         raise ExportError("--fixtures applies to a results folder: a dataset's runs were scored when they were pushed")
-    from memeval_core.export import from_hub  # importing huggingface_hub costs 0.2 s: only a Hub root pays it
-
     return write_export(from_hub.dataset_source(root, include_text=args.include_text), out, options=options)
 
 

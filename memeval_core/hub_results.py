@@ -185,6 +185,8 @@ class _Fetcher:
     commit: str
     token: str | None
     cache_dir: Path | None
+    seen: dict[str, bool] = dataclasses.field(default_factory=dict, compare=False)
+    """Commits asked about by :meth:`still_on_hub` (shared by the fetchers of one open)."""
 
     def __call__(self, path: str) -> Path:
         try:
@@ -213,14 +215,41 @@ class _Fetcher:
         return [p.name for p in sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)]
 
     def for_part(self, part: Part, names: Sequence[str]) -> _Fetcher:
-        """The fetcher to read ``part`` with: at a commit this machine read it at before, when the cache still
-        holds its files ``names`` with the SHA-256s the manifest lists (a part is never rewritten, so a new
-        revision costs no request for the parts already read); else at this commit."""
+        """The fetcher to read ``part`` with: at this commit when the cache holds its files ``names`` here;
+        else at a commit this machine read it at before, when the cache holds them there with the SHA-256s the
+        manifest lists (and any other file of the part it holds there matches too) and the Hub still has
+        that commit; else at this commit. A part is never rewritten, so a new revision costs no download
+        for the parts already read, and one metadata request per earlier commit used."""
+        if all(self.cached_digest(f"{part.path}/{n}") is not None for n in names):
+            return self
         for commit in self.cached_commits():
             earlier = dataclasses.replace(self, commit=commit)
-            if all(earlier.cached_digest(f"{part.path}/{n}") == part.files.get(n) for n in names):
+            if earlier.holds(part, names) and earlier.still_on_hub():
                 return earlier
         return self
+
+    def holds(self, part: Part, names: Sequence[str]) -> bool:
+        """The cache holds ``names`` of ``part`` at this commit, and every file of the part it holds here,
+        with the SHA-256s the manifest lists."""
+        if any(n not in part.files for n in names):
+            return False
+        digests = {n: self.cached_digest(f"{part.path}/{n}") for n in part.files}
+        return all(digests[n] is not None for n in names) and all(
+            d is None or d == part.files[n] for n, d in digests.items()
+        )
+
+    def still_on_hub(self) -> bool:
+        """The Hub still has this commit (one metadata request, once per commit and open): a commit a
+        force-push or a squash removed is not read from, though the cache holds it."""
+        if self.commit not in self.seen:
+            url = hf_hub_url(self.location.repo_id, MANIFEST, repo_type="dataset", revision=self.commit,
+                             endpoint=hub_endpoint())  # fmt: skip
+            try:
+                get_hf_file_metadata(url, token=self.token, endpoint=hub_endpoint())
+                self.seen[self.commit] = True
+            except HUB_FAILURES:
+                self.seen[self.commit] = False
+        return self.seen[self.commit]
 
 
 def _sha256(path: Path) -> str:
@@ -417,7 +446,10 @@ def _read_part(
     fetched = [fetch(f"{part.path}/{name}") for name in names]
     digests: dict[str, str] = {}
     for name, local in zip(names, fetched, strict=True):
-        digests[f"{part.path}/{name}"] = digest = _sha256(local)
+        try:
+            digests[f"{part.path}/{name}"] = digest = _sha256(local)
+        except OSError as exc:  # the cache's copy went missing or unreadable: name the file, not the cache
+            raise HubResultsError(f"{where}: {part.path}/{name} could not be read from the local cache") from exc
         if digest != part.files[name]:
             raise HubResultsError(f"{where}: {part.path}/{name} differs from the SHA-256 the manifest lists for it")
     folder = fetched[0].parent

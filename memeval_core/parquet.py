@@ -63,11 +63,12 @@ def run_spans(path: Path, column: str = "run_id") -> dict[str, tuple[int, int]]:
 
 
 def read_spans(path: Path, spans: Sequence[tuple[int, int]], columns: Sequence[str] | None = None) -> list[pa.Table]:
-    """Rows ``[start, stop)`` of the table in ``path`` for each span, as tables of their own.
+    """Rows ``[start, stop)`` of the table in ``path`` for each span, as tables of their own, in the order given.
 
-    Only the row groups holding the rows are decoded, each once for spans given in file order (the groups of
-    the span before are kept until a span needs others). Each table is a copy of its rows: a slice would keep
-    every row group it was cut from alive for as long as the table lives.
+    Only the row groups holding the rows are decoded, the spans taken in file order (the groups of the span
+    before are kept until a span needs others), so a row group is decoded once unless spans straddle it.
+    Each table is a copy of its rows: a slice would keep every row group it was cut from alive for as long
+    as the table lives.
     """
     with pq.ParquetFile(path) as f:
         names = None if columns is None else list(columns)
@@ -76,18 +77,19 @@ def read_spans(path: Path, spans: Sequence[tuple[int, int]], columns: Sequence[s
         firsts = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))  # first row of each group, then the end
         held: list[int] = []
         decoded = empty
-        out = []
-        for start, stop in spans:
+        out: dict[int, pa.Table] = {}
+        for n in sorted(range(len(spans)), key=lambda n: spans[n]):  # file order: each row group decoded once
+            start, stop = spans[n]
             lo = max(int(np.searchsorted(firsts, start, side="right")) - 1, 0)
             groups = list(range(lo, int(np.searchsorted(firsts, stop, side="left")))) if stop > start else []
             if not groups:
-                out.append(empty)
+                out[n] = empty
                 continue
             if groups != held:
                 held, decoded = groups, f.read_row_groups(groups, columns=names)
             offset = int(firsts[groups[0]])
-            out.append(decoded.take(np.arange(start - offset, stop - offset)))
-        return out
+            out[n] = decoded.take(np.arange(start - offset, stop - offset))
+        return [out[n] for n in range(len(spans))]
 
 
 def read_rows(path: Path, start: int, stop: int, columns: Sequence[str] | None = None) -> pa.Table:

@@ -539,8 +539,9 @@ if not loaded.runs:
     ui.qa_empty_state(loaded)
     st.stop()
 
-# Judged files join the runs they re-judge; only runs graded by two or more judges can be multi-judge.
-folded = ui.folded_qa_runs(loaded, whole=lambda h: len(h.score.judges) >= 2)
+# Judged files join the runs they re-judge; a run's header says whether a question has two or more verdicts
+# (the majority exists only then), so only those runs are read whole.
+folded = ui.folded_qa_runs(loaded, whole=lambda h: h.score.majority_accuracy is not None)
 multi = [r for r in folded.runs if isinstance(r, LoadedRun) and judges.is_multi_judge(r)]
 if not multi:
     st.info("No run in this results directory has questions graded by two or more judges.")

@@ -47,6 +47,7 @@ def table(runs: pa.Table, benchmark: Benchmark) -> pd.DataFrame:
 # One table per load and suite, shared by every session (never changed in place): a sort or a click reuses it.
 @st.cache_resource(max_entries=8, show_spinner=False)
 def suite_frame(_loaded: ui.Loaded, results_dir: str, key: str, benchmark: Benchmark) -> pd.DataFrame:
+    """:func:`table` of one suite, in rank order, once per load."""
     del results_dir, key  # only part of the cache key
     return table(ui.suite_table(_loaded, benchmark), benchmark)
 

@@ -481,6 +481,7 @@ def empty_state(loaded: Loaded) -> None:
             try:
                 res = sync_catalogue(root)
             except (SyncError, OSError) as exc:
+                files_changed()  # what arrived before the failure is kept: show it
                 res = None
                 st.error("The download failed, so nothing was changed:", icon=":material/cloud_off:")
                 st.code(str(exc), language=None, wrap_lines=True)

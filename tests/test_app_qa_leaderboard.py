@@ -235,9 +235,7 @@ def test_repeat_spread_and_retrieval_metrics_where_ids_exist(tmp_path: Path, mon
     }
     (tmp_path / "ranked.json").write_text(json.dumps(ranked), encoding="utf-8")
     monkeypatch.setenv("MEMEVAL_RESULTS", str(tmp_path))
-    import pages.ui
-
-    monkeypatch.setattr(pages.ui, "RETRIEVAL_BATCH", 1)  # one run's questions at a time: the batches add up
+    monkeypatch.setattr("pages.ui.RETRIEVAL_BATCH", 1)  # one run's questions at a time: the batches add up
     (df,) = tables(run_app({"benchmark": "toy"}), "toy")
     (name,) = [n for n in df["display_name"] if n.startswith("repeated")]  # repeats share a system: "repeated #<sha>"
     rep = by_name(df, name)

@@ -91,9 +91,7 @@ def test_one_panel_per_system_in_leaderboard_order() -> None:
 
 
 def test_a_large_suite_shows_its_leaders(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pages.ui
-
-    monkeypatch.setattr(pages.ui, "SESSION_SYSTEMS", 4)  # the shared data's 11 session systems count as many
+    monkeypatch.setattr("pages.ui.SESSION_SYSTEMS", 4)  # the shared data's 11 session systems count as many
     at = run_app()
     assert at.number_input[0].value == 4
     titles = [a["text"] for a in specs(at)[0]["layout"]["annotations"]]

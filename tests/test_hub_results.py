@@ -150,6 +150,22 @@ def test_a_new_revision_fetches_only_the_new_parts_files(
     assert not any(f"/{new_part}/" in r.path and r.path.endswith("cases.parquet") for r in hub.requests[start:])
 
 
+def test_a_part_cached_at_a_commit_the_hub_lost_is_fetched_again(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    first, _ = _halves(local)
+    old_part = push_runs(*first, DATASET, token=None).part
+    before = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    push_runs(*local, DATASET, token=None)
+    hub.forget("dataset", DATASET, before.commit)  # a squash or force-push removed it; the cache still holds it
+    start = len(hub.requests)
+    after = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    assert any(f"/{after.commit}/{old_part}/" in r.path for r in hub.requests[start:])
+    old_run = first[0].runs[0]
+    (read,) = after.pmb.read_runs([old_run.identity.run_id])  # its cases come from the commit that exists
+    assert leaderboard.row(read) == leaderboard.row(old_run)
+
+
 def test_a_changed_cached_file_is_fetched_again(hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path) -> None:
     first, _ = _halves(local)
     push_runs(*first, DATASET, token=None)
