@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -356,6 +357,9 @@ def test_outcome_counts_per_tier_and_who_passed(pmb: PmbLoad) -> None:
     assert cv.who_passed(view) == "3 of 13 systems pass this case: gbrain, tenure and yourmemory."
     starred = cv.who_passed(view, lambda n: f"*{n}*", listed=2)
     assert starred == "3 of 13 systems pass this case: *gbrain*, *tenure* and 1 more."
+    many = dataclasses.replace(view, outcomes=view.outcomes * 1_000)  # numbers as the app writes them: 1,000s
+    assert cv.who_passed(many).startswith("3,000 of 13,000 systems pass this case: gbrain, tenure, yourmemory")
+    assert cv.who_passed(many).endswith(" and 2,995 more.")
     turn = case_view(by_name, pmb.fixture, MAIN, 3)
     assert outcome_frame(turn)["n_open_questions"].isna().all()  # session reports do not record the tier
     assert cv.who_passed(turn) == "1 of 11 systems passes this turn: tenure."

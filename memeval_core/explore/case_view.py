@@ -613,15 +613,15 @@ def who_passed(view: CaseView, name: Callable[[str], str] = str, listed: int = 5
     what = "case" if view.turn_index is None else "turn"
     n, passers = len(view.outcomes), [o.display_name for o in view.outcomes if o.passed]
     if not passers:
-        return f"No system passes this {what} (0 of {n})."
+        return f"No system passes this {what} (0 of {n:,})."
     if len(passers) == n:
-        return f"All {n} systems pass this {what}." if n > 1 else f"{name(passers[0])} passes this {what}."
+        return f"All {n:,} systems pass this {what}." if n > 1 else f"{name(passers[0])} passes this {what}."
     shown = [name(p) for p in passers[:listed]]
     rest = len(passers) - len(shown)
     names = ", ".join(shown[:-1]) + f" and {shown[-1]}" if rest == 0 and len(shown) > 1 else ", ".join(shown)
-    more = f" and {rest} more" if rest else ""
+    more = f" and {rest:,} more" if rest else ""
     verb = "passes" if len(passers) == 1 else "pass"
-    return f"{len(passers)} of {n} systems {verb} this {what}: {names}{more}."
+    return f"{len(passers):,} of {n:,} systems {verb} this {what}: {names}{more}."
 
 
 def failures_frame(view: CaseView) -> pd.DataFrame:
