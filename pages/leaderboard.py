@@ -122,7 +122,7 @@ runs = ui.suite_table(loaded, suite)
 df = ui.sort_frame(suite_frame(loaded, loaded.results_dir, loaded.key, suite), None if sort == RANK else sort,
                   order == "descending")  # fmt: skip
 n_verified = int(pc.sum(pc.equal(pc.list_value_length(runs["mismatches"]), 0)).as_py() or 0)
-note = f"{runs.num_rows} runs, {n_verified} verified."
+note = f"{runs.num_rows:,} runs, {n_verified:,} verified."
 if sort not in df.columns:
     note += f" {labels.label(sort)} does not apply to this suite; shown in rank order."
 st.caption(note)

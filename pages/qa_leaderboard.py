@@ -221,7 +221,7 @@ def benchmark_section(
             st.subheader(ui.md_escape(labels.benchmark_name(benchmark) + group.removeprefix(benchmark)), anchor=False)
         n_pub = sum(r["publishable"] for r in members)
         st.caption(
-            f"{len(members)} run{'s' if len(members) != 1 else ''}: {n_pub} publishable, {len(members) - n_pub} "
+            f"{len(members):,} run{'s' if len(members) != 1 else ''}: {n_pub:,} publishable, {len(members) - n_pub:,} "
             "diagnostic." + ("" if retrieval else " No run records retrieved ids: no retrieval metrics.")
         )
         show_table(members, retrieval, benchmark, f"{slug(benchmark)}-{gi}", by)

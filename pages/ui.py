@@ -1009,7 +1009,7 @@ def sidebar(everything: Everything) -> None:
             counts[r.benchmark] = counts.get(r.benchmark, 0) + 1
         for q in qa.runs:
             counts[q.meta.benchmark] = counts.get(q.meta.benchmark, 0) + 1
-        lines = [f"{md_escape(labels.benchmark_name(b))}: {n} run{'s' if n != 1 else ''}" for b, n in counts.items()]
+        lines = [f"{md_escape(labels.benchmark_name(b))}: {n:,} run{'s' if n != 1 else ''}" for b, n in counts.items()]
         st.caption("  \n".join(lines) if lines else "No runs yet.")
         if qa.locomo_source is None and any(q.meta.benchmark == "locomo" for q in qa.runs):
             st.caption("LoCoMo dataset not found: LoCoMo runs are scored without categories and evidence.")
