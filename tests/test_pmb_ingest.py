@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memeval_core import leaderboard, settings
+from memeval_core import file_pool, leaderboard, settings
 from memeval_core.pmb import ingest
 from memeval_core.pmb.ingest import PmbLoad, load_pmb, sniff
 from tests._data import PMB_DIR, require
@@ -193,9 +193,9 @@ def _every_case(load: PmbLoad) -> list[tuple[str, tuple[object, ...]]]:
 
 def test_parallel_scoring_gives_the_serial_result(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     serial = load_pmb(pmb)
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
-    assert ingest.worker_count(list(ingest.iter_json_files(pmb))) == 2
+    assert file_pool.worker_count(list(ingest.iter_json_files(pmb))) == 2
     parallel = load_pmb(pmb)
     assert leaderboard.rows(parallel.runs) == leaderboard.rows(serial.runs)
     assert _every_case(parallel) == _every_case(serial)
@@ -207,7 +207,7 @@ def test_parallel_scoring_gives_the_serial_result(pmb: Path, monkeypatch: pytest
 
 def test_dead_workers_fall_back_to_serial_scoring(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     serial = load_pmb(pmb)
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     # Each worker dies at its first file, so the pool breaks before any result.
     monkeypatch.setattr(ingest, "_load_file_in_worker", _die)
@@ -217,15 +217,15 @@ def test_dead_workers_fall_back_to_serial_scoring(pmb: Path, monkeypatch: pytest
 def test_worker_count_stays_serial_for_small_loads_or_when_told(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = list(ingest.iter_json_files(pmb))
     monkeypatch.setenv(settings.WORKERS_ENV, "4")
-    assert ingest.worker_count(paths) == 1  # the public data is far below PARALLEL_MIN_BYTES
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
-    assert ingest.worker_count(paths) == 4
+    assert file_pool.worker_count(paths) == 1  # the public data is far below PARALLEL_MIN_BYTES
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
+    assert file_pool.worker_count(paths) == 4
     monkeypatch.setenv(settings.WORKERS_ENV, "1")
-    assert ingest.worker_count(paths) == 1
+    assert file_pool.worker_count(paths) == 1
     for value in ("0", "many"):
         monkeypatch.setenv(settings.WORKERS_ENV, value)
         with pytest.raises(settings.SettingsError, match="MEMEVAL_WORKERS"):
-            ingest.worker_count(paths)
+            file_pool.worker_count(paths)
 
 
 def _load_in_a_daemon(pmb: Path) -> list[dict[str, object]]:
@@ -234,7 +234,7 @@ def _load_in_a_daemon(pmb: Path) -> list[dict[str, object]]:
 
 def test_a_daemonic_process_scores_every_report_itself(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A multiprocessing.Pool worker may not start processes of its own: it loads serially.
-    monkeypatch.setattr(ingest, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply(_load_in_a_daemon, (pmb,)) == leaderboard.rows(load_pmb(pmb).runs)

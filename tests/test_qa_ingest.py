@@ -103,3 +103,67 @@ def test_side_cars_come_from_the_loads_walk_and_are_parsed_once(tmp_path: Path) 
     settings = len('{"judge_model": "gpt-j", "top_k": 9}')
     assert cache.listings["sys/config"] == [("broken.json", 1), ("settings.json", settings)]
     assert "sys/results/config" not in cache.listings
+
+
+def _summary(load: QaLoad) -> list[tuple[object, ...]]:
+    return [(r.run_id, r.display_name, r.meta, r.score, r.publishable, r.join, r.table) for r in load.runs]
+
+
+def test_worker_processes_give_the_serial_load(everything: QaLoad, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memeval_core import file_pool, settings
+
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(settings.WORKERS_ENV, "2")
+    parallel = load_qa(require(SHARED_DATA))
+    assert _summary(parallel) == _summary(everything)
+    assert [str(e) for e in parallel.errors] == [str(e) for e in everything.errors]
+    assert parallel.skipped == everything.skipped
+
+
+def _die(*args: object) -> None:
+    import os
+
+    os._exit(3)
+
+
+def test_dead_workers_leave_the_files_to_this_process(everything: QaLoad, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memeval_core import file_pool, settings
+    from memeval_core.qa import ingest
+
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(settings.WORKERS_ENV, "2")
+    monkeypatch.setattr(ingest, "_read_file_in_worker", _die)
+    assert _summary(load_qa(require(SHARED_DATA))) == _summary(everything)
+
+
+def test_a_shard_that_changes_while_the_load_reads_it_is_that_files_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memeval_core.qa import ingest
+
+    def write(conversation: str, answer: str) -> None:
+        items = [{"question": f"q{i}?", "answer": "a", "response": answer, "category": 1, "llm_score": 1}
+                 for i in range(3)]  # fmt: skip
+        (tmp_path / "sys" / f"{conversation}_eval.json").write_text(json.dumps({conversation: items}))
+
+    (tmp_path / "sys").mkdir()
+    write("conv-26", "a")
+    write("conv-30", "a")
+    (merged,) = load_qa(tmp_path).runs  # two files of one folder and system: shards, read again to be merged
+    assert merged.merged_from == ("sys/conv-26_eval.json", "sys/conv-30_eval.json")
+
+    reads: list[str] = []
+    real = ingest.read_source
+
+    def read_then_change(path: Path, rel: str, root_name: str = "") -> ingest.Source:
+        reads.append(rel)
+        if reads.count(rel) == 2 and rel.endswith("conv-30_eval.json"):
+            write("conv-30", "b")  # someone rewrites the file between the load's two reads
+        return real(path, rel, root_name)
+
+    monkeypatch.setattr(ingest, "read_source", read_then_change)
+    load = load_qa(tmp_path)
+    assert [(e.file, e.message) for e in load.errors] == [
+        ("sys/conv-30_eval.json", "changed while it was being loaded")
+    ]
+    assert [r.meta.source_file for r in load.runs] == ["sys/conv-26_eval.json"]

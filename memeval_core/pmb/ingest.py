@@ -11,11 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import multiprocessing
-import threading
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from itertools import count, repeat
 from pathlib import Path
@@ -24,7 +20,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from memeval_core import settings, tree
+from memeval_core import file_pool, settings, tree
 from memeval_core.errors import IngestError, json_path
 from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.entries import ReportColumns, columns_of_report, report_columns
@@ -393,9 +389,6 @@ def _load_file(
     return None
 
 
-PARALLEL_MIN_BYTES = 64 * 2**20
-"""Below this many bytes of JSON, starting worker processes (about a second each) costs more than it saves."""
-
 _worker_fixture: PmbFixture | None = None
 
 
@@ -408,20 +401,6 @@ def _load_file_in_worker(path: Path, rel: str) -> _Outcome:
     return _load_file(path, rel, _worker_fixture)
 
 
-def worker_count(paths: Sequence[Path]) -> int:
-    """How many processes to score ``paths`` with: 1 for small loads or when ``$MEMEVAL_WORKERS`` says so."""
-    wanted = settings.workers()
-    if wanted <= 1 or len(paths) < 2 or multiprocessing.current_process().daemon:
-        return 1
-    total = 0
-    for p in paths:
-        try:
-            total += p.stat().st_size
-        except OSError:
-            continue
-    return min(wanted, len(paths)) if total >= PARALLEL_MIN_BYTES else 1
-
-
 def _outcomes(
     paths: Sequence[Path],
     rels: Sequence[str],
@@ -429,31 +408,21 @@ def _outcomes(
     pool: StringPool,
     read: Mapping[Path, RawFile] | None = None,
 ) -> Iterator[_Outcome]:
-    """Every file's outcome, in file order; scored in worker processes when the load is large enough.
+    """Every file's outcome, in file order (:func:`memeval_core.file_pool.in_order`).
 
     Serially the text goes straight into ``pool``; a worker's runs come back with pools of their own.
     This process only collects: taking results file by file as they come (and recoding them into ``pool``)
-    keeps memory flat at a thousand reports. Workers fork when this process has one thread, else they
-    spawn (forking a threaded app server can deadlock the child). If the workers die (for example a spawned
-    worker cannot import the caller's script), the remaining files are scored here. ``read``: files already read
-    (the fixture's), by path.
+    keeps memory flat at a thousand reports. ``read``: files already read (the fixture's), by path.
     """
     read = read or {}
-    n_workers = worker_count(paths)
-    done = 0
-    if n_workers > 1:
-        ctx = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
-        try:
-            with ProcessPoolExecutor(
-                n_workers, mp_context=ctx, initializer=_init_worker, initargs=(fixture,)
-            ) as executor:
-                for outcome in executor.map(_load_file_in_worker, paths, rels, chunksize=4):
-                    done += 1
-                    yield outcome
-        except (BrokenProcessPool, OSError):
-            pass
-    for path, rel in zip(paths[done:], rels[done:], strict=True):
-        yield _load_file(path, rel, fixture, pool, read.get(path))
+
+    def here(path: Path, rel: str) -> _Outcome:
+        return _load_file(path, rel, fixture, pool, read.get(path))
+
+    items = list(zip(paths, rels, strict=True))
+    return file_pool.in_order(
+        _load_file_in_worker, items, paths, serial=here, initializer=_init_worker, initargs=(fixture,)
+    )
 
 
 def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:

@@ -8,6 +8,10 @@ model, judge and top-k from configuration files beside the result (``metadata_so
 shards (files of one folder and format that cover disjoint conversations, e.g. one file per LoCoMo
 conversation) into one run; drop exact duplicates (same answers and verdicts in two files); score;
 check the publishable protocol. A bad file yields one :class:`IngestError`; the others still load.
+
+A file that is a run on its own is imported, joined and scored as soon as it is read (in worker processes
+when the load is large, :mod:`memeval_core.file_pool`), and only its table is kept: the parsed files of a
+thousand runs would not fit in memory together. Files that may be shards of one run are read again to be merged.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from memeval_core import settings, tree
+from memeval_core import file_pool, settings, tree
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import sniff as pmb_sniff
 from memeval_core.qa import locomo, publishable, shapes
@@ -348,8 +352,15 @@ def fill_from_sidecars(
 
     ``cache``: shared by the runs of one load (the load's walk), so that each file is parsed once.
     """
+    update = sidecar_update(run.run, rel, root, result_files, cache)
+    return run.with_meta(**update) if update else run
+
+
+def sidecar_update(
+    meta: RunMeta, rel: str, root: Path, result_files: set[str], cache: SidecarCache | None = None
+) -> dict[str, Any]:
+    """The metadata :func:`fill_from_sidecars` sets (an empty dict when no side-car adds any)."""
     cache = SidecarCache.of(tree.walk(root, (".json",), settings.limits())) if cache is None else cache
-    meta = run.run
     want = {
         "answer_model": meta.answer_model is None,
         "judge_model": not meta.judge_models,
@@ -379,7 +390,7 @@ def fill_from_sidecars(
         if used:
             sources.append(prel)
     if not found:
-        return run
+        return {}
     update: dict[str, Any] = {"metadata_sources": [*meta.metadata_sources, *sources]}
     if "answer_model" in found:
         update["answer_model"] = found["answer_model"]
@@ -387,7 +398,7 @@ def fill_from_sidecars(
         update["judge_models"] = [found["judge_model"]]
     if "top_k" in found:
         update["top_k"] = found["top_k"]
-    return run.with_meta(**update)
+    return update
 
 
 # ------------------------------------------------------------------ joining, merging, duplicates
@@ -499,11 +510,6 @@ def _fingerprint(loaded: LoadedRun) -> bytes:
     return hashlib.sha256(orjson.dumps([loaded.meta.benchmark, loaded.meta.system, rows])).digest()
 
 
-def _duplicate_key(run: ColumnRun) -> tuple[str, str, int]:
-    """What two duplicates (equal :func:`_fingerprint`) necessarily share: only such runs need the full digest."""
-    return (run.run.benchmark, run.run.system, run.size)
-
-
 def _richness(run: ColumnRun) -> tuple[int, int]:
     c = run.columns
     timed = sum(a is not None or b is not None for a, b in zip(c["latency_ms"], c["retrieval_latency_ms"], strict=True))
@@ -517,8 +523,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "run"
 
 
-def _run_id(run: ColumnRun, merged: bool) -> str:
-    meta = run.run
+def _run_id(meta: RunMeta, merged: bool) -> str:
     first = (meta.source_file or "run").split(" + ")[0]
     stem = f"{meta.system}-{PurePosixPath(first).parent.name}" if merged else PurePosixPath(first).stem
     return f"{_slug(stem)}-{(meta.source_sha256 or '')[:10]}"
@@ -663,7 +668,8 @@ class _ScoredRun:
     """(key of its shard group's first import, key of its own first import): the serial load's order."""
     loaded: LoadedRun
     duplicate_key: tuple[str, str, int]
-    """:func:`_duplicate_key`: only runs sharing it can be duplicates."""
+    """Benchmark, system and number of questions: what two duplicates (equal :func:`_fingerprint`) share, so
+    only runs sharing it need the full digest."""
     richness: tuple[int, int]
     """:func:`_richness`: of two duplicates, the richer file stays."""
 
@@ -714,6 +720,154 @@ def _locomo_among(results: Path, rels: Sequence[str], root_name: str) -> Source 
     return None
 
 
+@dataclass(frozen=True)
+class _Piece:
+    """One imported run joined and scored as a whole run: all the load keeps of it unless it may be a shard."""
+
+    meta: RunMeta
+    """Its metadata after the join, before side-car metadata is filled in."""
+    join: JoinReport | None
+    table: pa.Table
+    score: RunScore
+    richness: tuple[int, int]
+    """:func:`_richness` of its questions."""
+
+
+def _piece(run: ColumnRun, ds: LocomoDataset | None) -> _Piece:
+    """``run`` joined to the LoCoMo dataset (when it is a LoCoMo run) and scored; its columns are not kept."""
+    joined, report = _join_locomo(run, ds)
+    table = table_of(joined.columns, score_columns(joined.columns))
+    return _Piece(joined.run, report, table, summarize_table(table), _richness(joined))
+
+
+Imported = list[_Piece] | IngestError | Skipped
+"""What importing one file gave: its runs, the error that names the file, or why it holds no run to score."""
+
+
+@dataclass(frozen=True)
+class _Single:
+    """A file one of :data:`SNIFFERS` claims, imported and scored where it was read, so its parsed JSON can go."""
+
+    rel: str
+    sha256: str
+    outcome: Imported
+
+
+def _import(rel: str, fn: Callable[[], list[ColumnRun]], ds: LocomoDataset | None) -> Imported:
+    """``fn()``'s runs joined and scored, or what it raised as this file's error (or skip)."""
+    try:
+        return [_piece(run, ds) for run in fn()]
+    except IngestError as exc:
+        return exc
+    except UnjudgedError as exc:
+        return Skipped(rel, f"answers without judge verdicts: {exc}")
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+        # Files come from other people's harnesses: a shape no importer check anticipated must
+        # still end as this file's error, never take the other runs down with it.
+        return IngestError(
+            rel,
+            "$",
+            f"unexpected structure for its format ({type(exc).__name__}: {str(exc)[:120]})",
+            "compare the file with the format's documentation or map it with a generic mapping file",
+        )
+
+
+def _read_file(
+    results: Path, rel: str, root_name: str, ds: LocomoDataset | None
+) -> Source | _Single | IngestError | Skipped:
+    """Read and recognise one file (in a worker process when the load is large).
+
+    A single-file run is imported, joined and scored here and only its table comes back; a file that needs
+    others (a mapping, zep grades or responses, a disputed list) comes back parsed; a file that holds no run,
+    as its skip.
+    """
+    try:
+        src = _without_pmb_report(read_source(results / rel, rel, root_name))
+    except IngestError as exc:
+        return exc
+    singles, *_, skips = _classify([src])
+    if singles:
+        _, load = singles[0]
+        return _Single(rel, src.sha256, _import(rel, partial(load, src), ds))
+    return skips[0] if skips else src
+
+
+_worker_dataset: LocomoDataset | None = None
+
+
+def _init_worker(ds: LocomoDataset | None) -> None:
+    global _worker_dataset
+    _worker_dataset = ds
+
+
+def _read_file_in_worker(results: Path, rel: str, root_name: str) -> Source | _Single | IngestError | Skipped:
+    return _read_file(results, rel, root_name, _worker_dataset)
+
+
+@dataclass
+class _Collected:
+    """What a load has gathered so far, each error, skip and run with its serial-order key."""
+
+    errors: list[tuple[Key, IngestError]] = field(default_factory=list)
+    skipped: list[tuple[Key, Skipped]] = field(default_factory=list)
+    imported: list[tuple[Key, _Piece, str, Callable[[], ColumnRun]]] = field(default_factory=list)
+    """(key, run, its file, the run again as columns: read again only if it turns out to be a shard)."""
+
+    def record(self, key: Key, rel: str, outcome: Imported, again: Callable[[int], ColumnRun]) -> None:
+        if isinstance(outcome, IngestError):
+            self.errors.append((key, outcome))
+        elif isinstance(outcome, Skipped):
+            self.skipped.append((key, outcome))
+        else:
+            self.imported.extend(((*key, j), p, rel, partial(again, j)) for j, p in enumerate(outcome))
+
+
+def _read_files(
+    context: _Context, files: Sequence[tuple[int, str]], got: _Collected
+) -> tuple[list[Source], list[tuple[int, _Single]], set[str]]:
+    """Read every file but CSV and the dataset (singles imported and scored as they are read).
+
+    Returns the parsed files that need others, the singles by file number, and the CSV files.
+    """
+    csv_paths: set[str] = set()
+    to_read: list[tuple[int, str]] = []
+    for i, rel in files:
+        if rel.endswith(".csv"):
+            csv_paths.add(rel)  # read only when a mapping names it
+        elif rel.rpartition("/")[2] in _DATASET_NAMES and rel == context.dataset.get()[1]:
+            got.skipped.append(((0, i), Skipped(rel, "LoCoMo dataset (join target)")))
+        else:
+            to_read.append((i, rel))
+    ds = context.dataset.get()[0]
+    items = [(context.results, rel, context.root_name) for _, rel in to_read]
+    paths = [context.results / rel for _, rel in to_read]
+    here = partial(_read_file, ds=ds)
+    outcomes = file_pool.in_order(
+        _read_file_in_worker, items, paths, serial=here, initializer=_init_worker, initargs=(ds,)
+    )
+    sources: list[Source] = []
+    singles: list[tuple[int, _Single]] = []
+    for (i, _), outcome in zip(to_read, outcomes, strict=True):
+        if isinstance(outcome, IngestError):
+            got.errors.append(((0, i), outcome))
+        elif isinstance(outcome, Skipped):
+            got.skipped.append(((0, i), outcome))
+        elif isinstance(outcome, _Single):
+            singles.append((i, outcome))
+        else:
+            sources.append(outcome)
+    return sources, singles, csv_paths
+
+
+def _read_again(context: _Context, rel: str, sha256: str, j: int) -> ColumnRun:
+    """Run ``j`` of single-file ``rel`` as columns, imported again (a shard whose questions are merged)."""
+    src = read_source(context.results / rel, rel, context.root_name)
+    singles = _classify([src])[0]
+    if src.sha256 != sha256 or not singles:
+        raise IngestError(rel, "$", "changed while it was being loaded", "load the results again")
+    return singles[0][1](src)[j]
+
+
 def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: SidecarCache) -> _FilesLoad:
     """Read, recognise, import, join, merge and score these files (numbered in the walk's order).
 
@@ -721,69 +875,74 @@ def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: S
     (1, file) disputed lists, (2, file) mappings, (3, file) zep grades, (4, file) unmatched zep responses,
     (5, file) single-file runs, (6, path) CSV files; an imported run adds its number within the file.
     """
-    results = context.results
-    errors: list[tuple[Key, IngestError]] = []
-    skipped: list[tuple[Key, Skipped]] = []
+    got = _Collected()
     number = {rel: i for i, rel in files}
-    sources: list[Source] = []
-    csv_paths: set[str] = set()
-    for i, rel in files:
-        if rel.endswith(".csv"):
-            csv_paths.add(rel)  # read only when a mapping names it
-        elif rel.rpartition("/")[2] in _DATASET_NAMES and rel == context.dataset.get()[1]:
-            skipped.append(((0, i), Skipped(rel, "LoCoMo dataset (join target)")))
-        else:
-            try:
-                sources.append(_without_pmb_report(read_source(results / rel, rel, context.root_name)))
-            except IngestError as exc:
-                errors.append(((0, i), exc))
-    singles, grades, responses, mappings, disputed_src, skips = _classify(sources)
-    skipped.extend(((0, number[sk.file]), sk) for sk in skips)
+    sources, singles, csv_paths = _read_files(context, files, got)
+    _, grades, responses, mappings, disputed_src, skips = _classify(sources)
+    got.skipped.extend(((0, number[sk.file]), sk) for sk in skips)
     by_rel = {s.rel: s for s in sources}
+    ds = context.dataset.get()[0]
 
     disputed: frozenset[str] = frozenset()
     for src in disputed_src:
         try:
             disputed = disputed | parse_disputed(src.data, src.rel)
         except IngestError as exc:
-            errors.append(((1, number[src.rel]), exc))
-
-    imported: list[tuple[Key, ColumnRun, str]] = []
+            got.errors.append(((1, number[src.rel]), exc))
 
     def run_importer(key: Key, rel: str, fn: Callable[[], list[ColumnRun]]) -> None:
-        try:
-            imported.extend(((*key, j), r, rel) for j, r in enumerate(fn()))
-        except IngestError as exc:
-            errors.append((key, exc))
-        except UnjudgedError as exc:
-            skipped.append((key, Skipped(rel, f"answers without judge verdicts: {exc}")))
-        except (KeyError, IndexError, TypeError, AttributeError, ValueError, RecursionError) as exc:
-            # Files come from other people's harnesses: a shape no importer check anticipated must
-            # still end as this file's error, never take the other runs down with it.
-            errors.append(
-                (
-                    key,
-                    IngestError(
-                        rel,
-                        "$",
-                        f"unexpected structure for its format ({type(exc).__name__}: {str(exc)[:120]})",
-                        "compare the file with the format's documentation or map it with a generic mapping file",
-                    ),
-                )
-            )
+        kept: list[ColumnRun] = []  # a mapped or zep run keeps its columns (there are few)
 
+        def runs() -> list[ColumnRun]:
+            kept.extend(fn())
+            return kept
+
+        got.record(key, rel, _import(rel, runs, ds), kept.__getitem__)
+
+    consumed = _import_mappings(context, mappings, by_rel, number, got, run_importer)
+    used_responses = _import_zep(grades, responses, number, run_importer)
+    got.skipped.extend(
+        ((4, number[r.rel]), Skipped(r.rel, "zep responses without a matching grades file (no verdicts)"))
+        for r in responses
+        if r.rel not in used_responses
+    )
+    for i, single in singles:
+        if single.rel not in consumed:
+            got.record((5, i), single.rel, single.outcome, partial(_read_again, context, single.rel, single.sha256))
+    got.skipped.extend(((6, p), Skipped(p, "CSV without a mapping file naming it")) for p in csv_paths - consumed)
+    result_files = {rel for _, _, rel, _ in got.imported} | {r.rel for r in responses}
+    del sources, by_rel, singles, grades, responses, mappings  # the parsed files are no longer needed
+    out = _scored_runs(context, got, ds, result_files, sidecars)
+    return _FilesLoad(out, got.errors, got.skipped, disputed, frozenset(result_files), frozenset(consumed))
+
+
+Runs = Callable[[Key, str, Callable[[], list[ColumnRun]]], None]
+"""Imports one file's runs: (key, file, importer)."""
+
+
+def _import_mappings(
+    context: _Context, mappings: Sequence[Source], by_rel: dict[str, Source], number: dict[str, int],
+    got: _Collected, run_importer: Runs,
+) -> set[str]:  # fmt: skip
+    """Import the data file each generic mapping names; return those files (not read as results of their own)."""
     consumed: set[str] = set()
     for mapping in mappings:
         key = (2, number[mapping.rel])
         try:
-            target = generic.data_path(mapping, results)
+            target = generic.data_path(mapping, context.results)
             consumed.add(target)
-            data_src = by_rel.get(target) or read_source(results / target, target, context.root_name)
+            data_src = by_rel.get(target) or read_source(context.results / target, target, context.root_name)
         except IngestError as exc:
-            errors.append((key, exc))
+            got.errors.append((key, exc))
             continue
         run_importer(key, mapping.rel, partial(generic.load, mapping, data_src))
+    return consumed
 
+
+def _import_zep(
+    grades: Sequence[Source], responses: Sequence[Source], number: dict[str, int], run_importer: Runs
+) -> set[str]:
+    """Import each zep grades file with the responses file of its folder that matches it; return those."""
     used_responses: set[str] = set()
     for g in grades:
         partner = next(
@@ -799,32 +958,51 @@ def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: S
         if partner is not None:
             used_responses.add(partner.rel)
         run_importer((3, number[g.rel]), g.rel, partial(zep.load, g, partner))
-    skipped.extend(
-        ((4, number[r.rel]), Skipped(r.rel, "zep responses without a matching grades file (no verdicts)"))
-        for r in responses
-        if r.rel not in used_responses
-    )
-    for src, load in singles:
-        if src.rel not in consumed:
-            run_importer((5, number[src.rel]), src.rel, partial(load, src))
-    skipped.extend(((6, p), Skipped(p, "CSV without a mapping file naming it")) for p in csv_paths - consumed)
-    result_files = {rel for _, _, rel in imported} | {r.rel for r in responses}
-    del sources, by_rel, singles, grades, responses, mappings  # the parsed documents are no longer needed
+    return used_responses
 
-    any_locomo = any(run.run.benchmark == locomo.BENCHMARK for _, run, _ in imported)
-    ds = context.dataset.get()[0] if any_locomo else None  # a load without LoCoMo runs never parses it
-    joined = [
-        _join_locomo(fill_from_sidecars(run, rel, results, result_files, sidecars), ds) for _, run, rel in imported
-    ]
+
+def _coarse_key(meta: RunMeta) -> tuple[Any, ...]:
+    """What shards of one run share before side-car metadata is filled in (a coarser :func:`_shard_key`)."""
+    return (PurePosixPath(meta.source_file or "").parent.as_posix(), meta.format, meta.benchmark, meta.system)
+
+
+def _scored_runs(
+    context: _Context, got: _Collected, ds: LocomoDataset | None, result_files: set[str], sidecars: SidecarCache
+) -> list[_ScoredRun]:
+    """Every imported run as scored where it was imported, but shards: those are read again and merged."""
+    counts: dict[tuple[Any, ...], int] = {}
+    for _, piece, _, _ in got.imported:
+        counts[_coarse_key(piece.meta)] = counts.get(_coarse_key(piece.meta), 0) + 1
     out: list[_ScoredRun] = []
-    for run, report, shard_files, (group, own) in merge_shards(joined):
-        loaded = loaded_run(run, _run_id(run, bool(shard_files)), run.run.system, join=report, merged_from=shard_files)
-        # The protocol check reads the run's metadata only: it gets the run without its questions.
-        ok, reasons = publishable.check(QaRun(run=run.run, questions=[]), loaded.score, report)
-        loaded = replace(loaded, publishable=ok, not_publishable_because=tuple(reasons))
-        order = (imported[group][0], imported[own][0])
-        out.append(_ScoredRun(order, loaded, _duplicate_key(run), _richness(run)))
-    return _FilesLoad(out, errors, skipped, disputed, frozenset(result_files), frozenset(consumed))
+    maybe_shards: list[tuple[Key, tuple[ColumnRun, JoinReport | None]]] = []
+    for key, piece, rel, again in got.imported:
+        if counts[_coarse_key(piece.meta)] == 1:
+            update = sidecar_update(piece.meta, rel, context.results, result_files, sidecars)
+            out.append(_scored((key, key), replace(piece, meta=piece.meta.model_copy(update=update))))
+            continue
+        try:
+            run = fill_from_sidecars(again(), rel, context.results, result_files, sidecars)
+        except IngestError as exc:
+            got.errors.append((key, exc))
+            continue
+        maybe_shards.append((key, _join_locomo(run, ds)))
+    for run, report, shard_files, (group, own) in merge_shards([item for _, item in maybe_shards]):
+        piece = replace(_piece(run, None), join=report)
+        out.append(_scored((maybe_shards[group][0], maybe_shards[own][0]), piece, shard_files))
+    return out
+
+
+def _scored(order: tuple[Key, Key], piece: _Piece, shard_files: tuple[str, ...] = ()) -> _ScoredRun:
+    """A scored run with its id, display name (made unique later) and protocol verdict."""
+    meta = piece.meta
+    # The protocol check reads the run's metadata only: it gets the run without its questions.
+    ok, reasons = publishable.check(QaRun(run=meta, questions=[]), piece.score, piece.join)
+    loaded = LoadedRun(
+        meta=meta, table=piece.table, run_id=_run_id(meta, bool(shard_files)), display_name=meta.system,
+        score=piece.score, join=piece.join, publishable=ok, not_publishable_because=tuple(reasons),
+        merged_from=shard_files,
+    )  # fmt: skip
+    return _ScoredRun(order, loaded, (meta.benchmark, meta.system, piece.table.num_rows), piece.richness)
 
 
 def _finish(scored: Sequence[_ScoredRun], disputed: frozenset[str]) -> list[LoadedRun]:

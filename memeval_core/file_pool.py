@@ -1,0 +1,71 @@
+"""Work on many result files in worker processes and take the results in file order: the loads' one pool.
+
+A PMB load scores each report, and a QA load reads and imports each result file, on its own; both hand
+their files to :func:`in_order`. It starts :func:`worker_count` processes when the files are large enough
+to pay for them (a process costs about a second to start) and yields each file's result as it comes, so the
+caller can keep the compact result and let the file's parsed JSON go.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any, TypeVar
+
+from memeval_core import settings
+
+R = TypeVar("R")
+
+PARALLEL_MIN_BYTES = 64 * 2**20
+"""Below this many bytes of input, starting worker processes costs more than it saves."""
+
+
+def worker_count(paths: Sequence[Path]) -> int:
+    """How many processes to read ``paths`` with: 1 for small loads, in a daemonic process, or when
+    ``$MEMEVAL_WORKERS`` says so."""
+    wanted = settings.workers()
+    if wanted <= 1 or len(paths) < 2 or multiprocessing.current_process().daemon:
+        return 1
+    total = 0
+    for p in paths:
+        try:
+            total += p.stat().st_size
+        except OSError:
+            continue
+    return min(wanted, len(paths)) if total >= PARALLEL_MIN_BYTES else 1
+
+
+def in_order(
+    work: Callable[..., R],
+    items: Sequence[tuple[Any, ...]],
+    paths: Sequence[Path],
+    *,
+    serial: Callable[..., R] | None = None,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
+) -> Iterator[R]:
+    """``work(*item)`` for every item, in item order; in worker processes when ``paths`` (the items' files)
+    are large enough.
+
+    ``work`` must be a module-level function (workers receive it by name); ``initializer(*initargs)`` runs
+    once in each worker. Workers fork when this process has one thread, else they spawn (forking a threaded
+    app server can deadlock the child). If the workers die (for example a spawned worker cannot import the
+    caller's script), the remaining items run here, through ``serial`` (default ``work``).
+    """
+    n_workers = worker_count(paths)
+    done = 0
+    if n_workers > 1:
+        ctx = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
+        try:
+            with ProcessPoolExecutor(n_workers, mp_context=ctx, initializer=initializer, initargs=initargs) as pool:
+                for result in pool.map(work, *zip(*items, strict=True), chunksize=4):
+                    done += 1
+                    yield result
+        except (BrokenProcessPool, OSError):
+            pass
+    for item in items[done:]:
+        yield (serial or work)(*item)
