@@ -6,7 +6,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 from pathlib import Path
 
 from memeval_core import cli_judge, cli_publish, cli_run, leaderboard
@@ -80,15 +81,16 @@ def _nothing_loaded(root: Path | HubLocation, n_loaded: int, missed: Sequence[No
     return True
 
 
-def _write_bytes(data: bytes) -> None:
-    """Write UTF-8 output as it is (no text copy of a large JSON), or as text where stdout has no bytes layer."""
+def _write_chunks(chunks: Iterable[bytes]) -> None:
+    """Write UTF-8 output as it comes (no text copy of a large JSON), or as text where stdout has no bytes layer."""
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode())
-        return
     sys.stdout.flush()
-    buffer.write(data)
-    buffer.flush()
+    for data in chunks:
+        if buffer is None:
+            sys.stdout.write(data.decode())
+        else:
+            buffer.write(data)
+    (sys.stdout if buffer is None else buffer).flush()
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -102,11 +104,15 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     else:
         load = load_pmb_headers(root, fixtures_dir(args.fixtures))
     missed = _print_not_loaded(load, qa)
-    pmb_rows = leaderboard.table_rows(load.table) if args.kind in ("all", "pmb") else []
+    pmb_table = load.table if args.kind in ("all", "pmb") else load.table.slice(0, 0)
     qa_rows = qa_leaderboard.rows(qa.runs) if qa is not None else []
     if args.format == "json":
-        _write_bytes(leaderboard.json_bytes([*pmb_rows, *qa_rows]))
-    elif args.format == "csv":
+        # Row by row: a large leaderboard is never held as Python values and text at once.
+        streamed = chain.from_iterable(leaderboard.row_batches(pmb_table))
+        _write_chunks(leaderboard.json_chunks(chain(streamed, qa_rows)))
+        return 2 if _nothing_loaded(root, pmb_table.num_rows + len(qa_rows), missed) else 0
+    pmb_rows = leaderboard.table_rows(pmb_table)
+    if args.format == "csv":
         if pmb_rows and qa_rows:
             print(
                 "error: PMB and QA rows have different columns; pass --kind pmb or --kind qa for CSV", file=sys.stderr

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -80,6 +80,11 @@ def sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def _drift(r: dict[str, Any]) -> float | None:
+    """A runs-table row's mean drift as a leaderboard shows it: session runs only."""
+    return ratio(r["mean_drift"]) if r["benchmark"] == "pmb-session" else None
+
+
 def _row(r: dict[str, Any]) -> dict[str, Any]:
     """The leaderboard row of one runs-table row (its columns as Python values)."""
     return {
@@ -92,7 +97,7 @@ def _row(r: dict[str, Any]) -> dict[str, Any]:
         "pass_types": {name: r[name] for name in PASS_TYPES},
         "mean_precision": ratio(r["mean_precision"]),
         "mean_recall": ratio(r["mean_recall"]),
-        "mean_drift": ratio(r["mean_drift"]) if r["benchmark"] == "pmb-session" else None,
+        "mean_drift": _drift(r),
         "latency_mean_ms": ms(r["latency_mean_ms"]),
         "latency_p50_ms": ms(r["latency_p50_ms"]),
         "latency_p95_ms": ms(r["latency_p95_ms"]),
@@ -113,13 +118,54 @@ _ROW_INPUTS = (
 def _ranked(out: list[dict[str, Any]], benchmark: Benchmark | None) -> list[dict[str, Any]]:
     if benchmark is not None:
         out = [r for r in out if r["benchmark"] == benchmark]
-    return sorted(out, key=lambda r: (r["benchmark"] != "pmb-single-turn", *sort_key(r)))
+    return sorted(out, key=_rank_key)
+
+
+def _rank_key(r: dict[str, Any]) -> tuple[Any, ...]:
+    """Single-turn runs first, then :func:`sort_key`."""
+    return (r["benchmark"] != "pmb-single-turn", *sort_key(r))
+
+
+_KEY_INPUTS = ("benchmark", "active_retrieval", "passed", "mean_drift", "mean_precision", "display_name")
+"""The runs-table columns the rank order reads."""
+
+ROW_BATCH = 1000
+"""Rows converted to Python values at a time by :func:`row_batches`."""
+
+
+def ranked_positions(table: pa.Table, benchmark: Benchmark | None = None) -> list[int]:
+    """Positions of a runs table's rows in rank order (:func:`sort_key`), optionally of one benchmark's only;
+    from the few columns the order reads."""
+    keys = table.select(list(_KEY_INPUTS)).to_pylist()
+    rankable = [
+        {
+            "benchmark": r["benchmark"],
+            "pass_types": {"active_retrieval": r["active_retrieval"]},
+            "passed": r["passed"],
+            "mean_drift": _drift(r),
+            "mean_precision": ratio(r["mean_precision"]),
+            "display_name": r["display_name"],
+        }
+        for r in keys
+    ]
+    positions = [i for i, r in enumerate(keys) if benchmark is None or r["benchmark"] == benchmark]
+    return sorted(positions, key=lambda i: _rank_key(rankable[i]))
+
+
+def row_batches(table: pa.Table, benchmark: Benchmark | None = None) -> Iterator[list[dict[str, Any]]]:
+    """:func:`table_rows` in batches of :data:`ROW_BATCH`: one batch at a time is held as Python values, so
+    printing every row of a large table takes little memory."""
+    order = ranked_positions(table, benchmark)
+    shown = table.select(_ROW_INPUTS)
+    for start in range(0, len(order), ROW_BATCH):
+        batch = shown.take(pa.array(order[start : start + ROW_BATCH], pa.int64()))
+        yield [_row(r) for r in batch.to_pylist()]
 
 
 def table_rows(table: pa.Table, benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
     """Leaderboard rows of a runs table (:mod:`memeval_core.pmb.runs_table`), best first, optionally for one
     benchmark. Only the columns a row shows are converted to Python values."""
-    return _ranked([_row(r) for r in table.select(_ROW_INPUTS).to_pylist()], benchmark)
+    return [r for batch in row_batches(table, benchmark) for r in batch]
 
 
 def rows(runs: Sequence[PmbRun], benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
@@ -144,14 +190,27 @@ def flat(r: dict[str, Any]) -> dict[str, Any]:
     return {k: out[k] for k in order}
 
 
-def json_bytes(rs: Sequence[dict[str, Any]]) -> bytes:
+def json_bytes(rs: Iterable[dict[str, Any]]) -> bytes:
     """UTF-8 JSON of rows: key order kept, two-space indent (the text ``json.dumps(indent=2, ensure_ascii=False)``
     gives for these rows).
 
     orjson, because the standard library's encoder is pure Python once it indents: thousands of rows cost
     more to print than to load. Rows hold no NaN: reports are validated at the boundary and a runs table read
     from disk is checked (:func:`memeval_core.pmb.runs_table.checked`)."""
-    return orjson.dumps(list(rs), option=orjson.OPT_INDENT_2) + b"\n"
+    return b"".join(json_chunks(rs))
+
+
+def json_chunks(rs: Iterable[dict[str, Any]]) -> Iterator[bytes]:
+    """:func:`json_bytes` row by row, so rows can be printed as they are made.
+
+    A row's own indented text, each line indented two more spaces, is its text inside the list: JSON strings
+    hold no raw line break (orjson writes it as ``\\n``), so every line break is the layout's."""
+    first = True
+    for r in rs:
+        text = orjson.dumps(r, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n  ")
+        yield (b"[\n  " if first else b",\n  ") + text
+        first = False
+    yield b"[]\n" if first else b"\n]\n"
 
 
 def to_json(rs: Sequence[dict[str, Any]]) -> str:

@@ -105,3 +105,24 @@ def test_csv_and_json_round_trip() -> None:
     assert "passTypes.structural" in next(t["mismatches"] for t in table if t["display_name"] == "vector (nomic)")
     text = leaderboard.to_table(rs)
     assert text.splitlines()[1].startswith("tenure") and "NO (4)" in text
+
+
+@pytest.mark.parametrize("benchmark", [None, "pmb-single-turn", "pmb-session"])
+def test_rows_of_the_runs_table_in_batches_are_the_rows_of_the_runs(
+    benchmark: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memeval_core.pmb.runs_table import runs_table
+
+    runs = load_pmb(require(PMB_DIR)).runs
+    monkeypatch.setattr(leaderboard, "ROW_BATCH", 5)  # 24 runs: five batches, the last one short
+    batches = list(leaderboard.row_batches(runs_table(runs), benchmark))  # type: ignore[arg-type]
+    expected = leaderboard.rows(runs, benchmark)  # type: ignore[arg-type]
+    assert [r for b in batches for r in b] == expected
+    assert all(len(b) == 5 for b in batches[:-1]) and 0 < len(batches[-1]) <= 5
+
+
+def test_json_row_by_row_is_the_standard_librarys_indented_text() -> None:
+    rs = leaderboard.rows(load_pmb(require(PMB_DIR)).runs)
+    for some in (rs, rs[:1], []):
+        text = b"".join(leaderboard.json_chunks(some)).decode()
+        assert text == json.dumps(some, indent=2, ensure_ascii=False) + "\n"
