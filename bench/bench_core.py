@@ -31,9 +31,10 @@ from bench.bench_ingest import FLOOR_CHILD, LOCOMO_DIR, PMB_DIR, QA_BASE, SEED, 
 from bench.common import SHARED_DATA, parse_args, ratio, report, run_python
 
 CLI_CHILD = """
-import contextlib, hashlib, io, runpy, sys, time
+import contextlib, hashlib, io, os, runpy, sys, tempfile, time
 t0 = time.perf_counter()
-out = io.StringIO()
+fd, path = tempfile.mkstemp(suffix=".json")
+out = io.TextIOWrapper(os.fdopen(fd, "wb"), encoding="utf-8")  # a file, as when the output is redirected
 sys.argv = ["memeval_core", "leaderboard", "--results", {results!r}, "--format", "json"]
 code = 0
 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
@@ -41,7 +42,12 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         runpy.run_module("memeval_core", run_name="__main__")
     except SystemExit as exc:
         code = exc.code or 0
-RESULT = dict(seconds=time.perf_counter() - t0, exit=code, digest=hashlib.sha256(out.getvalue().encode()).hexdigest())
+out.flush()
+seconds = time.perf_counter() - t0
+with open(path, "rb") as f:
+    digest = hashlib.file_digest(f, "sha256").hexdigest()
+os.unlink(path)
+RESULT = dict(seconds=seconds, exit=code, digest=digest)
 """
 
 TARGETS = {"cold_x_floor": 2.0, "warm_s": 0.5, "cold_peak_mib": 1024.0, "warm_peak_mib": 300.0}

@@ -8,7 +8,7 @@ of decoding the whole file. Writing is deterministic: equal tables give equal by
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,26 @@ def write(table: pa.Table, path: Path, row_group_rows: int | None = None) -> Non
     :data:`ROW_GROUP_ROWS`)."""
     rows = ROW_GROUP_ROWS if row_group_rows is None else row_group_rows
     pq.write_table(table, path, compression="zstd", write_statistics=True, row_group_size=rows)
+
+
+def write_batches(tables: Iterable[pa.Table], schema: pa.Schema, path: Path, row_group_rows: int | None = None) -> None:
+    """:func:`write` of ``tables`` (each of ``schema``) one after the other, as one file, holding little more
+    than one row group of them at a time: a large table can be written while it is made, batch by batch.
+
+    The row groups are those of :func:`write` (every one full but the last), so the file is the same.
+    """
+    rows = ROW_GROUP_ROWS if row_group_rows is None else row_group_rows
+    with pq.ParquetWriter(path, schema, compression="zstd", write_statistics=True) as writer:
+        pending = schema.empty_table()
+        written = 0
+        for table in tables:
+            pending = pa.concat_tables([pending, table])
+            while pending.num_rows >= rows:
+                writer.write_table(pending.slice(0, rows), row_group_size=rows)
+                pending = pending.slice(rows)
+                written += 1
+        if pending.num_rows or not written:  # as write(): an empty table is one empty row group
+            writer.write_table(pending, row_group_size=rows)
 
 
 def read(path: Path, columns: Sequence[str] | None = None) -> pa.Table:

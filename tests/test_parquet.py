@@ -72,3 +72,14 @@ def test_spans_read_together_equal_spans_read_alone(tmp_path: Path) -> None:
     for order in (spans, spans[::-1]):  # any order in, the same order out
         for (start, stop), got in zip(order, parquet.read_spans(tmp_path / "t.parquet", order), strict=True):
             assert got.equals(table.slice(start, stop - start)), (start, stop)
+
+
+@pytest.mark.parametrize("sizes", [[], [0], [5], [3, 4, 10, 1], [7, 7, 7, 7], [100]])
+def test_writing_in_batches_gives_the_file_of_the_whole_table(tmp_path: Path, sizes: list[int]) -> None:
+    whole = _table(sum(sizes))
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    batches = [whole.slice(start, n) for start, n in zip(starts, sizes, strict=True)]
+    parquet.write(whole, tmp_path / "whole.parquet", 7)
+    parquet.write_batches(batches, whole.schema, tmp_path / "batches.parquet", 7)
+    assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "batches.parquet").read_bytes()
+    assert pq.ParquetFile(tmp_path / "batches.parquet").metadata.num_row_groups == max(1, -(-sum(sizes) // 7))

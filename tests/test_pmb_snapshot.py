@@ -82,3 +82,17 @@ def test_a_snapshot_without_a_current_runs_table_is_opened_from_a_whole_read(tmp
     opened = snapshot.open_snapshot(tmp_path / "a")
     assert leaderboard.table_rows(opened.table) == leaderboard.rows(load.runs)
     _same_run(opened.read_runs([load.runs[3].identity.run_id])[0], load.runs[3])
+
+
+def test_cases_written_a_few_runs_at_a_time_are_one_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    load = load_pmb(require(PMB_DIR))
+    write_snapshot(load, tmp_path / "whole")
+    monkeypatch.setattr(snapshot, "RUN_BATCH", 5)  # 24 runs: five batches
+    monkeypatch.setattr(snapshot, "CASE_ROW_GROUP_ROWS", 300)  # row groups that span batches
+    write_snapshot(load, tmp_path / "batched")
+    table = snapshot.parquet.read(tmp_path / "batched" / snapshot.CASES_FILE)
+    assert table.equals(snapshot.cases_table(load.runs))
+    assert snapshot.parquet.pq.ParquetFile(tmp_path / "batched" / snapshot.CASES_FILE).num_row_groups > 1
+    assert [(r.identity, r.cases) for r in read_snapshot(tmp_path / "batched").runs] == [
+        (r.identity, r.cases) for r in load.runs
+    ]

@@ -20,7 +20,7 @@ import dataclasses
 import functools
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,20 +88,32 @@ def _dump_json(obj: Any) -> bytes:
     return (json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode()
 
 
+_CASE_FIELDS = [f.name for f in dataclasses.fields(ScoredCase)]
+CASES_SCHEMA = pa.schema([("run_id", pa.string())] + [(n, _arrow_type(n)) for n in _CASE_FIELDS])
+"""The cases table's columns: ``run_id``, then every :class:`ScoredCase` field."""
+
+RUN_BATCH = 256
+"""Runs whose cases are held as one Arrow table at a time while a snapshot is written."""
+
+
 def cases_table(runs: tuple[PmbRun, ...]) -> pa.Table:
     """All re-derived cases of all runs as one Arrow table (``run_id`` + every :class:`ScoredCase` field)."""
     cols: dict[str, list[Any]] = {"run_id": []}
-    names = [f.name for f in dataclasses.fields(ScoredCase)]
-    for n in names:
+    for n in _CASE_FIELDS:
         cols[n] = []
     for run in runs:
         for c in run.cases:
             cols["run_id"].append(run.identity.run_id)
-            for n in names:
+            for n in _CASE_FIELDS:
                 v = getattr(c, n)
                 cols[n].append(list(v) if isinstance(v, tuple) else v)
-    schema = pa.schema([("run_id", pa.string())] + [(n, _arrow_type(n)) for n in names])
-    return pa.Table.from_pydict(cols, schema=schema)
+    return pa.Table.from_pydict(cols, schema=CASES_SCHEMA)
+
+
+def _case_batches(runs: tuple[PmbRun, ...]) -> Iterator[pa.Table]:
+    """:func:`cases_table` of :data:`RUN_BATCH` runs at a time."""
+    for start in range(0, len(runs), RUN_BATCH):
+        yield cases_table(runs[start : start + RUN_BATCH])
 
 
 def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
@@ -134,7 +146,7 @@ def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
     paths = [out / FIXTURE_FILE, out / RUNS_FILE, out / CASES_FILE, out / RUNS_TABLE_FILE]
     paths[0].write_bytes(_dump_json(fixture_doc))
     paths[1].write_bytes(_dump_json(runs_doc))
-    parquet.write(cases_table(load.runs), paths[2], CASE_ROW_GROUP_ROWS)
+    parquet.write_batches(_case_batches(load.runs), CASES_SCHEMA, paths[2], CASE_ROW_GROUP_ROWS)
     parquet.write(runs_table(load.runs), paths[3], ROW_GROUP_RUNS)
     return paths
 
