@@ -64,12 +64,21 @@ def _root(args: argparse.Namespace) -> Path | HubLocation:
 
 
 def _print_not_loaded(pmb: PmbFiles | None, qa: QaFiles | None) -> list[NotLoaded]:
-    """Print every file that was not loaded (one list for PMB and QA) to stderr; return them."""
+    """Print every file that was not loaded (one list for PMB and QA) to stderr; return them.
+
+    Without the QA load (``leaderboard --kind pmb``) the files that are not PMB reports are only counted: they
+    may well be QA results, which that command does not read.
+    """
     missed = not_loaded(pmb, qa)
-    if missed:
-        print(f"{len(missed)} file(s) not loaded:", file=sys.stderr)
-    for m in missed:
+    shown = missed if qa is not None else [m for m in missed if m.failed]
+    if shown:
+        print(f"{len(shown)} file(s) not loaded:", file=sys.stderr)
+    for m in shown:
         print(f"  {m}", file=sys.stderr)
+    if len(shown) < len(missed):
+        others = len(missed) - len(shown)
+        print(f"{others:,} other file(s) are not PMB reports or fixtures (--kind all reads QA results too)",
+              file=sys.stderr)  # fmt: skip
     return missed
 
 

@@ -156,3 +156,23 @@ def test_leaderboard_covers_qa_runs() -> None:
     assert p.returncode == 2 and "--kind" in p.stderr
     p = run_cli("leaderboard", "--results", str(SHARED_DATA), "--format", "csv", "--kind", "qa")
     assert p.returncode == 0 and p.stdout.splitlines()[0].startswith("run_id,display_name,system")
+
+
+def test_kind_pmb_counts_the_other_files_and_lists_only_broken_reports(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(require(PMB_DIR), tmp_path / "pmb")
+    p = run_cli("leaderboard", "--results", str(tmp_path), "--kind", "pmb", "--format", "json")
+    before = int(p.stderr.split()[0]) if p.stderr else 0  # the shared folder's own other files
+    (tmp_path / "qa").mkdir()
+    good = [{"question_id": "a", "question": "q", "gold_answer": "g", "generated_answer": "x", "llm_score": 1}]
+    (tmp_path / "qa" / "run.json").write_text(json.dumps(good))
+    (tmp_path / "qa" / "notes.json").write_text('{"hello": 1}')
+    (tmp_path / "pmb" / "broken-retrieval-report.json").write_text('{"provider": "x"}')
+    p = run_cli("leaderboard", "--results", str(tmp_path), "--kind", "pmb", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    assert len(json.loads(p.stdout)) == 24
+    lines = p.stderr.splitlines()
+    assert lines[0] == "1 file(s) not loaded:" and lines[1].startswith("  pmb/broken-retrieval-report.json: ")
+    others = before + 2
+    assert lines[2:] == [f"{others} other file(s) are not PMB reports or fixtures (--kind all reads QA results too)"]
