@@ -96,3 +96,24 @@ def test_cases_written_a_few_runs_at_a_time_are_one_table(tmp_path: Path, monkey
     assert [(r.identity, r.cases) for r in read_snapshot(tmp_path / "batched").runs] == [
         (r.identity, r.cases) for r in load.runs
     ]
+
+
+def test_the_cases_table_holds_every_case_as_the_run_gives_it() -> None:
+    import pyarrow as pa
+
+    load = load_pmb(require(PMB_DIR))
+    rows = [
+        {"run_id": r.identity.run_id, **{k: list(v) if isinstance(v, tuple) else v for k, v in vars(c).items()}}
+        for r in load.runs
+        for c in r.cases
+    ]
+    assert snapshot.cases_table(load.runs).equals(pa.Table.from_pylist(rows, schema=snapshot.CASES_SCHEMA))
+
+
+@pytest.mark.parametrize("runs", [[], [{"a": 'quote " and\nbreak', "b": [1.5e-07, None, "ünï"]}, {"a": "", "b": []}]])
+def test_the_runs_file_is_the_runs_document_one_run_per_line(runs: list[dict[str, object]]) -> None:
+    import json
+
+    text = snapshot._runs_json(runs).decode()
+    assert json.loads(text) == {"runs": runs, "snapshot_version": snapshot.SNAPSHOT_VERSION}
+    assert len(text.splitlines()) == (len(runs) + 2 if runs else 1)

@@ -46,6 +46,7 @@ FIELDS: tuple[tuple[str, FieldKind], ...] = tuple(
     (f.name, _KIND_OF_TYPE[str(f.type)]) for f in dataclasses.fields(ScoredCase)
 )
 """Every field of :class:`ScoredCase`, in constructor order, with how it is stored (a new field type fails here)."""
+_KIND_OF_FIELD = dict(FIELDS)
 
 
 def _named(*kinds: FieldKind) -> tuple[str, ...]:
@@ -273,6 +274,10 @@ class CaseTable:
             have = self.masks[name][rows].tolist()
             return [v if h else None for v, h in zip(values, have, strict=True)]
         return values
+
+    def values(self, name: str) -> list[Any]:
+        """Every case's value of field ``name``, in order, as :class:`ScoredCase` holds it (id lists as tuples)."""
+        return self._values(name, _KIND_OF_FIELD[name], np.arange(self.n, dtype=np.int64))
 
     def cases(self, rows: Sequence[int] | NDArray[np.int64] | None = None) -> tuple[ScoredCase, ...]:
         """The cases at ``rows`` (all, in order, when None) as :class:`ScoredCase` objects."""
