@@ -14,14 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from huggingface_hub.utils.tqdm import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
-
-from memeval_core.export import from_hub
-from memeval_core.export.hub import PushError, push_space
 from memeval_core.export.space import SpaceOptions
 from memeval_core.export.writer import ExportError, ExportResult, export, write_export
 from memeval_core.hub_location import HubLocation, HubResultsError
-from memeval_core.hub_results import push_runs
 from memeval_core.results import load_all_results
 from memeval_core.settings import DEFAULT_RESULTS, RESULTS_ENV, datasets_dir, fixtures_dir, results_dir, results_root
 
@@ -43,6 +38,8 @@ def _export(args: argparse.Namespace, out: Path, options: SpaceOptions) -> Expor
         )
     if args.fixtures:
         raise ExportError("--fixtures applies to a results folder: a dataset's runs were scored when they were pushed")
+    from memeval_core.export import from_hub  # the Hub client costs 0.2 s to import: only a Hub root pays it
+
     return write_export(from_hub.dataset_source(root, include_text=args.include_text), out, options=options)
 
 
@@ -72,6 +69,8 @@ def push_results(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"error: results directory {root} does not exist (pass --results DIR)", file=sys.stderr)
         return 1
+    from memeval_core.hub_results import push_runs  # the Hub client costs 0.2 s to import: only push pays it
+
     pmb, qa = load_all_results(root, root, fixtures_dir(args.fixtures), datasets_dir(None))
     for problem in (*pmb.errors, *qa.errors):
         print(f"warning: left out: {problem}", file=sys.stderr)
@@ -89,6 +88,11 @@ def main_push(args: argparse.Namespace) -> int:
     if args.space is None and args.dataset is None:
         print("error: pass --space OWNER/NAME (an export) or --dataset OWNER/NAME (results)", file=sys.stderr)
         return 1
+    # The Hub client costs 0.2 s to import: only push pays it (every other command starts without it).
+    from huggingface_hub.utils.tqdm import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+
+    from memeval_core.export.hub import PushError, push_space
+
     # Upload progress bars would bury the one-line outcome (and the one-sentence error).
     bars_were_on = not are_progress_bars_disabled()
     disable_progress_bars()

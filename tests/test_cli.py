@@ -176,3 +176,10 @@ def test_kind_pmb_counts_the_other_files_and_lists_only_broken_reports(tmp_path:
     assert lines[0] == "1 file(s) not loaded:" and lines[1].startswith("  pmb/broken-retrieval-report.json: ")
     others = before + 2
     assert lines[2:] == [f"{others} other file(s) are not PMB reports or fixtures (--kind all reads QA results too)"]
+
+
+def test_the_cli_starts_without_the_hub_client() -> None:
+    # huggingface_hub costs 0.2 s and 11 MiB to import: only commands that reach the Hub pay it.
+    code = "import sys, memeval_core.cli; print(sorted(m for m in sys.modules if m.startswith('huggingface_hub')))"
+    p = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True)
+    assert p.stdout.strip() == "[]"
