@@ -23,12 +23,15 @@ R = TypeVar("R")
 PARALLEL_MIN_BYTES = 64 * 2**20
 """Below this many bytes of input, starting worker processes costs more than it saves."""
 
+_in_worker = False
+"""True in a worker process of this pool: a worker never starts workers of its own."""
+
 
 def worker_count(paths: Sequence[Path]) -> int:
     """How many processes to read ``paths`` with: 1 for small loads, in a daemonic process, or when
     ``$MEMEVAL_WORKERS`` says so."""
     wanted = settings.workers()
-    if wanted <= 1 or len(paths) < 2 or multiprocessing.current_process().daemon:
+    if wanted <= 1 or len(paths) < 2 or _in_worker or multiprocessing.current_process().daemon:
         return 1
     total = 0
     for p in paths:
@@ -61,7 +64,9 @@ def in_order(
     if n_workers > 1:
         ctx = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
         try:
-            with ProcessPoolExecutor(n_workers, mp_context=ctx, initializer=initializer, initargs=initargs) as pool:
+            with ProcessPoolExecutor(
+                n_workers, mp_context=ctx, initializer=_start_worker, initargs=(initializer, initargs)
+            ) as pool:
                 for result in pool.map(work, *zip(*items, strict=True), chunksize=4):
                     done += 1
                     yield result
@@ -69,3 +74,11 @@ def in_order(
             pass
     for item in items[done:]:
         yield (serial or work)(*item)
+
+
+def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    """Mark this process as a worker, then run the caller's initializer."""
+    global _in_worker
+    _in_worker = True
+    if initializer is not None:
+        initializer(*initargs)

@@ -42,11 +42,12 @@ def write_batches(tables: Iterable[pa.Table], schema: pa.Schema, path: Path, row
         for table in tables:
             pending = pa.concat_tables([pending, table])
             while pending.num_rows >= rows:
-                writer.write_table(pending.slice(0, rows), row_group_size=rows)
+                # One chunk per column, as write() hands the writer: chunk borders would move its page breaks.
+                writer.write_table(pending.slice(0, rows).combine_chunks(), row_group_size=rows)
                 pending = pending.slice(rows)
                 written += 1
         if pending.num_rows or not written:  # as write(): an empty table is one empty row group
-            writer.write_table(pending, row_group_size=rows)
+            writer.write_table(pending.combine_chunks(), row_group_size=rows)
 
 
 def read(path: Path, columns: Sequence[str] | None = None) -> pa.Table:

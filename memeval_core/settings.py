@@ -164,7 +164,7 @@ MAX_WORKERS = 8
 
 
 def workers(env: Mapping[str, str] | None = None) -> int:
-    """Processes a large PMB load may use: ``MEMEVAL_WORKERS`` (1 = serial), else the CPU count, at most 8."""
+    """Processes a large load may use: ``MEMEVAL_WORKERS`` (1 = serial), else the CPU count, at most 8."""
     env = os.environ if env is None else env
     if not env.get(WORKERS_ENV, "").strip():
         return min(os.cpu_count() or 1, MAX_WORKERS)

@@ -44,3 +44,14 @@ def test_when_the_workers_die_this_process_does_the_rest(files: list[Path], monk
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     got = list(file_pool.in_order(_die, [(i,) for i in range(9)], files, serial=_square))
     assert got == [(i * i, os.getpid()) for i in range(9)]
+
+
+def _workers_here(n: int) -> int:
+    return file_pool.worker_count([Path(__file__)] * 4)
+
+
+def test_a_worker_never_starts_workers_of_its_own(files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(settings.WORKERS_ENV, "2")
+    assert file_pool.worker_count(files) == 2
+    assert list(file_pool.in_order(_workers_here, [(i,) for i in range(4)], files)) == [1, 1, 1, 1]

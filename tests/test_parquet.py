@@ -83,3 +83,13 @@ def test_writing_in_batches_gives_the_file_of_the_whole_table(tmp_path: Path, si
     parquet.write_batches(batches, whole.schema, tmp_path / "batches.parquet", 7)
     assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "batches.parquet").read_bytes()
     assert pq.ParquetFile(tmp_path / "batches.parquet").metadata.num_row_groups == max(1, -(-sum(sizes) // 7))
+
+
+def test_batches_of_long_text_give_the_pages_of_the_whole_table(tmp_path: Path) -> None:
+    # Column chunks above a page (about 1 MiB) are split into pages; batch borders must not move the splits.
+    text = pa.array([f"{i:06d}" + "x" * 300 for i in range(4 * 4_000)])
+    whole = pa.table({"run_id": pa.array([f"run-{i // 77:05d}" for i in range(len(text))]), "text": text})
+    batches = [whole.slice(start, 4_000) for start in range(0, whole.num_rows, 4_000)]
+    parquet.write(whole, tmp_path / "whole.parquet", 8_192)
+    parquet.write_batches(batches, whole.schema, tmp_path / "batches.parquet", 8_192)
+    assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "batches.parquet").read_bytes()

@@ -167,3 +167,24 @@ def test_a_shard_that_changes_while_the_load_reads_it_is_that_files_error(
         ("sys/conv-30_eval.json", "changed while it was being loaded")
     ]
     assert [r.meta.source_file for r in load.runs] == ["sys/conv-26_eval.json"]
+
+
+def test_runs_of_one_folder_that_are_not_shards_are_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memeval_core.qa import ingest
+
+    (tmp_path / "sys").mkdir()
+    for name, said in (("first_eval.json", "a"), ("second_eval.json", "b")):  # one conversation twice: no shards
+        items = [{"question": f"q{i}?", "answer": "a", "response": said, "category": 1, "llm_score": int(said == "a")}
+                 for i in range(3)]  # fmt: skip
+        (tmp_path / "sys" / name).write_text(json.dumps({"conv-26": items}))
+    reads: list[str] = []
+    real = ingest.read_source
+
+    def counted(path: Path, rel: str, root_name: str = "") -> ingest.Source:
+        reads.append(rel)
+        return real(path, rel, root_name)
+
+    monkeypatch.setattr(ingest, "read_source", counted)
+    load = load_qa(tmp_path)
+    assert sorted(r.meta.source_file or "" for r in load.runs) == ["sys/first_eval.json", "sys/second_eval.json"]
+    assert sorted(reads) == ["sys/first_eval.json", "sys/second_eval.json"]

@@ -89,8 +89,8 @@ def _dump_json(obj: Any) -> bytes:
 
 
 def _runs_json(runs: list[dict[str, Any]]) -> bytes:
-    """The runs document with one run per line: still read line by line, and written by the standard library's
-    C encoder (an indented dump runs in Python, seconds at thousands of runs)."""
+    """The runs document with one run per line, so that a person can still read and compare it run by run;
+    written by the standard library's C encoder (an indented dump runs in Python: seconds at thousands of runs)."""
     lines = [json.dumps(r, sort_keys=True, ensure_ascii=False, allow_nan=False) for r in runs]
     body = "[\n" + ",\n".join(lines) + "\n]" if lines else "[]"
     return f'{{"runs": {body}, "snapshot_version": {SNAPSHOT_VERSION}}}\n'.encode()

@@ -416,13 +416,19 @@ def _join_locomo(run: ColumnRun, ds: LocomoDataset | None) -> tuple[ColumnRun, J
     return joined, report
 
 
-def _conversations(run: ColumnRun) -> set[str] | None:
+def _conversations(run: ColumnRun) -> frozenset[str] | None:
     convs = set(run.columns["conversation"])
-    return None if None in convs else {c for c in convs if c is not None}
+    return None if None in convs else frozenset(c for c in convs if c is not None)
 
 
-def _shard_key(run: ColumnRun) -> tuple[Any, ...]:
-    m = run.run
+def _disjoint(convs: Sequence[frozenset[str] | None]) -> bool:
+    """True when every run names its conversations and no two runs share one: shards of one run."""
+    return all(c is not None for c in convs) and sum(len(c or ()) for c in convs) == len(
+        set().union(*[c or set() for c in convs])
+    )
+
+
+def _shard_key(m: RunMeta) -> tuple[Any, ...]:
     folder = PurePosixPath(m.source_file or "").parent.as_posix()
     return (folder, m.format, m.benchmark, m.system, m.answer_model, m.top_k, tuple(m.judge_models))
 
@@ -454,14 +460,10 @@ def merge_shards(
     """
     groups: dict[tuple[Any, ...], list[int]] = {}
     for i, (run, _) in enumerate(items):
-        groups.setdefault(_shard_key(run), []).append(i)
+        groups.setdefault(_shard_key(run.run), []).append(i)
     out: list[tuple[ColumnRun, JoinReport | None, tuple[str, ...], tuple[int, int]]] = []
     for idx in groups.values():
-        convs = [_conversations(items[i][0]) for i in idx]
-        disjoint = all(c is not None for c in convs) and sum(len(c or ()) for c in convs) == len(
-            set().union(*[c or set() for c in convs])
-        )
-        if len(idx) < 2 or not disjoint:
+        if len(idx) < 2 or not _disjoint([_conversations(items[i][0]) for i in idx]):
             out.extend((items[i][0], items[i][1], (), (idx[0], i)) for i in idx)
             continue
         shards = sorted((items[i] for i in idx), key=lambda it: it[0].run.source_file or "")
@@ -731,13 +733,15 @@ class _Piece:
     score: RunScore
     richness: tuple[int, int]
     """:func:`_richness` of its questions."""
+    conversations: frozenset[str] | None
+    """:func:`_conversations` of its questions: whether it can be a shard of a run split by conversation."""
 
 
 def _piece(run: ColumnRun, ds: LocomoDataset | None) -> _Piece:
     """``run`` joined to the LoCoMo dataset (when it is a LoCoMo run) and scored; its columns are not kept."""
     joined, report = _join_locomo(run, ds)
     table = table_of(joined.columns, score_columns(joined.columns))
-    return _Piece(joined.run, report, table, summarize_table(table), _richness(joined))
+    return _Piece(joined.run, report, table, summarize_table(table), _richness(joined), _conversations(joined))
 
 
 Imported = list[_Piece] | IngestError | Skipped
@@ -754,9 +758,9 @@ class _Single:
 
 
 def _import(rel: str, fn: Callable[[], list[ColumnRun]], ds: LocomoDataset | None) -> Imported:
-    """``fn()``'s runs joined and scored, or what it raised as this file's error (or skip)."""
+    """``fn()``'s runs joined and scored, or what the importer raised as this file's error (or skip)."""
     try:
-        return [_piece(run, ds) for run in fn()]
+        runs = fn()
     except IngestError as exc:
         return exc
     except UnjudgedError as exc:
@@ -770,6 +774,7 @@ def _import(rel: str, fn: Callable[[], list[ColumnRun]], ds: LocomoDataset | Non
             f"unexpected structure for its format ({type(exc).__name__}: {str(exc)[:120]})",
             "compare the file with the format's documentation or map it with a generic mapping file",
         )
+    return [_piece(run, ds) for run in runs]
 
 
 def _read_file(
@@ -812,6 +817,8 @@ class _Collected:
     skipped: list[tuple[Key, Skipped]] = field(default_factory=list)
     imported: list[tuple[Key, _Piece, str, Callable[[], ColumnRun]]] = field(default_factory=list)
     """(key, run, its file, the run again as columns: read again only if it turns out to be a shard)."""
+    rereads: dict[str, list[ColumnRun] | IngestError] = field(default_factory=dict)
+    """Files read again, by path: :func:`_read_again`."""
 
     def record(self, key: Key, rel: str, outcome: Imported, again: Callable[[int], ColumnRun]) -> None:
         if isinstance(outcome, IngestError):
@@ -859,13 +866,27 @@ def _read_files(
     return sources, singles, csv_paths
 
 
-def _read_again(context: _Context, rel: str, sha256: str, j: int) -> ColumnRun:
-    """Run ``j`` of single-file ``rel`` as columns, imported again (a shard whose questions are merged)."""
-    src = read_source(context.results / rel, rel, context.root_name)
+def _read_again(
+    rereads: dict[str, list[ColumnRun] | IngestError], context: _Context, rel: str, sha256: str, j: int
+) -> ColumnRun:
+    """Run ``j`` of single-file ``rel`` as columns, imported again (a shard whose questions are merged);
+    ``rereads`` keeps what each file gave, so a file is read again once per load."""
+    if rel not in rereads:
+        rereads[rel] = _reimported(context, rel, sha256)
+    runs = rereads[rel]
+    if isinstance(runs, IngestError):
+        raise runs
+    return runs[j]
+
+
+def _reimported(context: _Context, rel: str, sha256: str) -> list[ColumnRun] | IngestError:
+    changed = IngestError(rel, "$", "changed while it was being loaded", "load the results again")
+    try:
+        src = read_source(context.results / rel, rel, context.root_name)
+    except IngestError:
+        return changed
     singles = _classify([src])[0]
-    if src.sha256 != sha256 or not singles:
-        raise IngestError(rel, "$", "changed while it was being loaded", "load the results again")
-    return singles[0][1](src)[j]
+    return singles[0][1](src) if singles and src.sha256 == sha256 else changed
 
 
 def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: SidecarCache) -> _FilesLoad:
@@ -908,7 +929,8 @@ def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: S
     )
     for i, single in singles:
         if single.rel not in consumed:
-            got.record((5, i), single.rel, single.outcome, partial(_read_again, context, single.rel, single.sha256))
+            again = partial(_read_again, got.rereads, context, single.rel, single.sha256)
+            got.record((5, i), single.rel, single.outcome, again)
     got.skipped.extend(((6, p), Skipped(p, "CSV without a mapping file naming it")) for p in csv_paths - consumed)
     result_files = {rel for _, _, rel, _ in got.imported} | {r.rel for r in responses}
     del sources, by_rel, singles, grades, responses, mappings  # the parsed files are no longer needed
@@ -931,7 +953,9 @@ def _import_mappings(
         try:
             target = generic.data_path(mapping, context.results)
             consumed.add(target)
-            data_src = by_rel.get(target) or read_source(context.results / target, target, context.root_name)
+            data_src = by_rel.get(target) or _without_pmb_report(
+                read_source(context.results / target, target, context.root_name)
+            )
         except IngestError as exc:
             got.errors.append((key, exc))
             continue
@@ -961,34 +985,49 @@ def _import_zep(
     return used_responses
 
 
-def _coarse_key(meta: RunMeta) -> tuple[Any, ...]:
-    """What shards of one run share before side-car metadata is filled in (a coarser :func:`_shard_key`)."""
-    return (PurePosixPath(meta.source_file or "").parent.as_posix(), meta.format, meta.benchmark, meta.system)
-
-
 def _scored_runs(
     context: _Context, got: _Collected, ds: LocomoDataset | None, result_files: set[str], sidecars: SidecarCache
 ) -> list[_ScoredRun]:
-    """Every imported run as scored where it was imported, but shards: those are read again and merged."""
-    counts: dict[tuple[Any, ...], int] = {}
-    for _, piece, _, _ in got.imported:
-        counts[_coarse_key(piece.meta)] = counts.get(_coarse_key(piece.meta), 0) + 1
+    """Every imported run with its side-car metadata, in :func:`merge_shards`'s groups: shards of one run are read
+    again and merged; every other run stays as it was scored when it was read."""
+    pieces = []
+    for _, piece, rel, _ in got.imported:
+        update = sidecar_update(piece.meta, rel, context.results, result_files, sidecars)
+        pieces.append(replace(piece, meta=piece.meta.model_copy(update=update)))
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for n, piece in enumerate(pieces):
+        groups.setdefault(_shard_key(piece.meta), []).append(n)
     out: list[_ScoredRun] = []
-    maybe_shards: list[tuple[Key, tuple[ColumnRun, JoinReport | None]]] = []
-    for key, piece, rel, again in got.imported:
-        if counts[_coarse_key(piece.meta)] == 1:
-            update = sidecar_update(piece.meta, rel, context.results, result_files, sidecars)
-            out.append(_scored((key, key), replace(piece, meta=piece.meta.model_copy(update=update))))
-            continue
+    for idx in groups.values():
+        if len(idx) > 1 and _disjoint([pieces[n].conversations for n in idx]):
+            out.extend(_merged(context, got, ds, result_files, sidecars, idx))
+        else:
+            out.extend(_scored((got.imported[idx[0]][0], got.imported[n][0]), pieces[n]) for n in idx)
+    return out
+
+
+def _merged(
+    context: _Context, got: _Collected, ds: LocomoDataset | None, result_files: set[str], sidecars: SidecarCache,
+    shards: Sequence[int],
+) -> list[_ScoredRun]:  # fmt: skip
+    """The imported runs at ``shards`` read again, filled, joined and merged into one run (a file that cannot be
+    read again is an error, once)."""
+    items: list[tuple[Key, tuple[ColumnRun, JoinReport | None]]] = []
+    failed: set[str] = set()
+    for n in shards:
+        key, _, rel, again = got.imported[n]
         try:
             run = fill_from_sidecars(again(), rel, context.results, result_files, sidecars)
         except IngestError as exc:
-            got.errors.append((key, exc))
+            if exc.file not in failed:
+                got.errors.append((key, exc))
+                failed.add(exc.file)
             continue
-        maybe_shards.append((key, _join_locomo(run, ds)))
-    for run, report, shard_files, (group, own) in merge_shards([item for _, item in maybe_shards]):
+        items.append((key, _join_locomo(run, ds)))
+    out: list[_ScoredRun] = []
+    for run, report, shard_files, (group, own) in merge_shards([item for _, item in items]):
         piece = replace(_piece(run, None), join=report)
-        out.append(_scored((maybe_shards[group][0], maybe_shards[own][0]), piece, shard_files))
+        out.append(_scored((items[group][0], items[own][0]), piece, shard_files))
     return out
 
 
