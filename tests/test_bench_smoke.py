@@ -186,6 +186,7 @@ def test_bench_core_quick(tmp_path: Path) -> None:
     assert point["same_leaderboard"] and point["exit_codes"] == [0, 0, 0]
     assert point["files"] == 8 + 2 + 4  # the reports, the LoCoMo runs, three fixture files and locomo10.json
     assert set(point["met"]) == set(doc["details"]["targets"])
+    assert point["cold_workers_peak_mib"] == 0  # the quick corpus is far too small to start worker processes
 
 
 def test_bench_engine_quick(tmp_path: Path) -> None:
