@@ -164,9 +164,14 @@ class LoadedRun(QaRunHeader):
 def loaded_run(run: ColumnRun, run_id: str, display_name: str, **rest: Any) -> LoadedRun:
     """:meth:`LoadedRun.of` of a run held as columns: scored column by column, its columns put in a table."""
     rest = {"join": None, "publishable": False, "not_publishable_because": (), **rest}
-    table = table_of(run.columns, score_columns(run.columns))
-    score = summarize_table(table)
+    table, score = _scored_table(run.columns)
     return LoadedRun(meta=run.run, table=table, run_id=run_id, display_name=display_name, score=score, **rest)
+
+
+def _scored_table(columns: Columns) -> tuple[pa.Table, RunScore]:
+    """A run's questions scored and put in a table, and its aggregates."""
+    table = table_of(columns, score_columns(columns))
+    return table, summarize_table(table)
 
 
 @dataclass(frozen=True)
@@ -622,7 +627,8 @@ _DATASET_NAMES = ("locomo10.json", "locomo.json")
 
 @dataclass
 class _Dataset:
-    """The LoCoMo dataset of one load, found and parsed on first use (a load without LoCoMo runs never parses it)."""
+    """The LoCoMo dataset of one load, found and parsed on first use (before the files are read: each file's LoCoMo
+    runs are joined where it is read)."""
 
     datasets: Path | None
     """Where to look first (``--datasets``), else None."""
@@ -740,8 +746,8 @@ class _Piece:
 def _piece(run: ColumnRun, ds: LocomoDataset | None) -> _Piece:
     """``run`` joined to the LoCoMo dataset (when it is a LoCoMo run) and scored; its columns are not kept."""
     joined, report = _join_locomo(run, ds)
-    table = table_of(joined.columns, score_columns(joined.columns))
-    return _Piece(joined.run, report, table, summarize_table(table), _richness(joined), _conversations(joined))
+    table, score = _scored_table(joined.columns)
+    return _Piece(joined.run, report, table, score, _richness(joined), _conversations(joined))
 
 
 Imported = list[_Piece] | IngestError | Skipped
