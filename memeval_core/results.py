@@ -19,27 +19,47 @@ cold path runs again. Files modified within :data:`RACY_WINDOW_NS` of the key co
 cache (neither read nor written): a file rewritten twice within one timestamp tick with the same size
 would otherwise keep its old key (git's "racily clean" problem). A corrupt or unreadable entry is
 ignored and rebuilt; an unwritable cache folder only costs the warm start.
+
+Header-only loads (:func:`load_headers`, what the CLI and the app start from) write a cold load into its entry
+as it is made and read the headers back from there, so the cases and questions of every run are never all in
+memory. With the cache off (or an unwritable one, or inputs too fresh to key) the entry goes to a scratch
+folder of the process instead, removed when it exits and never looked up by key.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
+import pyarrow as pa
+
 from memeval_core import SCORING_VERSION, settings, tree
-from memeval_core.errors import IngestError
+from memeval_core.errors import IngestError, SnapshotError
 from memeval_core.hub_location import HubLocation
-from memeval_core.pmb.ingest import PmbLoad, load_pmb
-from memeval_core.pmb.snapshot import PmbHeaders, has_snapshot, open_snapshot, read_snapshot, write_snapshot
+from memeval_core.pmb.fixtures import PmbFixture
+from memeval_core.pmb.ingest import PmbLoad, load_pmb, scan_pmb
+from memeval_core.pmb.snapshot import (
+    PmbHeaders,
+    has_snapshot,
+    open_snapshot,
+    read_snapshot,
+    write_runs,
+    write_snapshot,
+)
 from memeval_core.pmb.snapshot import headers_of as pmb_headers_of
 from memeval_core.qa.ingest import QaLoad, Skipped, load_qa
 from memeval_core.qa.locomo import load_locomo
@@ -48,6 +68,9 @@ from memeval_core.qa.snapshot import headers_of as qa_headers_of
 
 CACHE_FORMAT = 3
 """Layout version of a cache entry; part of the key."""
+ENTRIES_KEPT = 3
+"""Entries of one results folder kept in a cache folder, newest first: the app keeps two loads at a time
+(``st.cache_resource``), and a page still drawing from an older one reads its files."""
 RACY_WINDOW_NS = 2_000_000_000
 """Inputs modified this recently (nanoseconds) are too fresh for a (size, mtime) key to be trusted."""
 _CODE_ROOT = Path(__file__).resolve().parent
@@ -125,8 +148,8 @@ def _entry_prefix(kind: str, results: Path) -> str:
 class Format(Generic[T, H]):
     """How one kind of load is kept in a cache entry (a folder), and how its headers are read alone."""
 
-    write: Callable[[T, Path], bool]
-    """Write the value into the (empty) folder; False when this value is not cached (the entry is dropped)."""
+    write: Callable[[T, Path], None]
+    """Write the value into the (empty) folder."""
     read: Callable[[Path], T]
     """Rebuild the value from the folder; any exception means the entry is unreadable (then it is rebuilt)."""
     read_headers: Callable[[Path], H]
@@ -147,28 +170,36 @@ def _read_entry(entry: Path, read: Callable[[Path], V]) -> V | None:
         return None
 
 
-def _write_entry(cache: Path, prefix: str, entry: Path, value: T, fmt: Format[T, Any]) -> None:
-    """Write atomically (a temp folder renamed into place); drop older entries of the same inputs."""
+def _write_entry(cache: Path, prefix: str, entry: Path, write: Callable[[Path], None]) -> bool:
+    """Write atomically (``write`` into a temp folder renamed into place); drop all but the newest
+    :data:`ENTRIES_KEPT` entries of the same inputs.
+
+    False when the folder cannot take an entry (``write`` was not called). What ``write`` raises propagates,
+    and the folder keeps no half-written entry.
+    """
     try:
         cache.mkdir(parents=True, exist_ok=True)
         tree.sweep_stale(cache)
         tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=cache))
-        try:
-            if not fmt.write(value, tmp):
-                shutil.rmtree(tmp, ignore_errors=True)
-                return
-            tmp.replace(entry)
-        except Exception:
-            # Whatever the writer or the disk raised, the load keeps its result and the cache keeps no
-            # half-written entry.
-            shutil.rmtree(tmp, ignore_errors=True)
-            return
-        for old in cache.glob(prefix + "*"):
-            if old != entry:
-                shutil.rmtree(old, ignore_errors=True)
     except OSError:
-        # An unwritable cache costs only the next warm start.
+        return False  # an unwritable cache costs only the next warm start
+    try:
+        write(tmp)
+        tmp.replace(entry)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _drop_old_entries(cache, prefix)
+    return True
+
+
+def _drop_old_entries(cache: Path, prefix: str) -> None:
+    try:
+        entries = sorted(cache.glob(prefix + "*"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    except OSError:
         return
+    for old in entries[ENTRIES_KEPT:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -198,35 +229,6 @@ def _slot(
     return _Slot(cache, prefix, cache / f"{prefix}{key[:32]}")
 
 
-def _through_cache(
-    kind: str,
-    results: Path,
-    extra_dirs: tuple[Path | None, ...],
-    cold: Callable[[], T],
-    fmt: Format[T, Any],
-    cache_dir: Path | DefaultCache | None,
-    read: Callable[[Path], V],
-    of: Callable[[T], V],
-    digests: FolderDigests | None,
-    reread: bool = False,
-) -> V:
-    """``of(cold())``, or ``read`` of the cache entry when the inputs and the scoring code are unchanged.
-
-    ``reread``: after a cold load, ``read`` the entry just written rather than keep the load (headers: the load's
-    cases and questions are then freed, and later reads come from the entry as on a warm start).
-    """
-    slot = _slot(kind, results, extra_dirs, cache_dir, digests)
-    if slot is None:
-        return of(cold())
-    value = _read_entry(slot.entry, read)
-    if value is not None:
-        return value
-    loaded = cold()
-    _write_entry(slot.cache, slot.prefix, slot.entry, loaded, fmt)
-    value = _read_entry(slot.entry, read) if reread else None
-    return of(loaded) if value is None else value
-
-
 def cached_load(
     kind: str,
     results: Path,
@@ -237,7 +239,16 @@ def cached_load(
     digests: FolderDigests | None = None,
 ) -> T:
     """``cold()``, or its cached result when the inputs and the scoring code are unchanged since it was cached."""
-    return _through_cache(kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read, lambda value: value, digests)
+    slot = _slot(kind, results, extra_dirs, cache_dir, digests)
+    if slot is None:
+        return cold()
+    value = _read_entry(slot.entry, fmt.read)
+    if value is None:
+        value = cold()
+        # Whatever the writer or the disk raises, the load keeps its result (and the cache no half-written entry).
+        with contextlib.suppress(Exception):
+            _write_entry(slot.cache, slot.prefix, slot.entry, partial(fmt.write, value))
+    return value
 
 
 def cached_headers(
@@ -248,11 +259,79 @@ def cached_headers(
     fmt: Format[T, H],
     cache_dir: Path | DefaultCache | None = "default",
     digests: FolderDigests | None = None,
+    write_cold: Callable[[Path], None] | None = None,
 ) -> H:
-    """The headers of :func:`cached_load`'s value, read alone from its cache entry (``fmt.read_headers``)."""
-    return _through_cache(
-        kind, results, extra_dirs, cold, fmt, cache_dir, fmt.read_headers, fmt.headers_of, digests, reread=True
-    )
+    """The headers of :func:`cached_load`'s value, read alone from its cache entry (``fmt.read_headers``).
+
+    A cold load is written into the entry and its headers read from there, so that its cases and questions
+    do not stay in memory. With no cache (or a file too fresh to key, or an unwritable cache) it is written
+    into this process's scratch folder instead (:func:`_scratch_slot`). ``write_cold``: writes the cold load
+    into a folder as it is made (default: ``fmt.write(cold(), folder)``). Only when no folder can be written
+    are the headers kept in memory.
+    """
+    write = write_cold or (lambda folder: fmt.write(cold(), folder))
+    slot = _slot(kind, results, extra_dirs, cache_dir, digests)
+    value = None if slot is None else _read_entry(slot.entry, fmt.read_headers)
+    if value is not None:
+        return value
+    try:
+        written = _written_slot(slot, partial(_scratch_slot, kind, results), write)
+    except OSError:
+        written = None  # the disk failed while the load was written: it is loaded again, in memory
+    if written is not None:
+        # The cold load's Arrow buffers are free now, but Arrow's allocator keeps them for reuse: hand them
+        # back, so that the next load (and the pages) do not start above them.
+        pa.default_memory_pool().release_unused()
+        value = _read_entry(written.entry, fmt.read_headers)
+    return fmt.headers_of(cold()) if value is None else value
+
+
+def _written_slot(
+    slot: _Slot | None, scratch: Callable[[], _Slot | None], write: Callable[[Path], None]
+) -> _Slot | None:
+    """The slot the cold load was written into: ``slot``, or a scratch slot when there is none or its folder
+    cannot take an entry (before anything was loaded); None when neither can. The load runs once at most."""
+    if slot is not None and _write_entry(slot.cache, slot.prefix, slot.entry, write):
+        return slot
+    fallback = scratch()
+    if fallback is not None and _write_entry(fallback.cache, fallback.prefix, fallback.entry, write):
+        return fallback
+    return None
+
+
+_SCRATCH_PREFIX = "memeval-scratch-"
+
+
+@functools.cache
+def _scratch_dir() -> Path | None:
+    """A folder of this process's own in the system's temporary folder, its name holding the process id; removed
+    when the process exits, or (when it was killed) once a later process sees it has gone. None when none can be
+    made."""
+    _sweep_orphaned_scratch()
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-"))
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def _sweep_orphaned_scratch() -> None:
+    """Remove the scratch folders of processes that no longer run."""
+    for folder in Path(tempfile.gettempdir()).glob(_SCRATCH_PREFIX + "*"):
+        pid = folder.name.removeprefix(_SCRATCH_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not folder.is_symlink() and not tree.process_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _scratch_slot(kind: str, results: Path) -> _Slot | None:
+    """A new entry in the scratch folder, never read by key; like a cache entry, it replaces older ones of the
+    same inputs beyond :data:`ENTRIES_KEPT`."""
+    scratch = _scratch_dir()
+    if scratch is None:
+        return None
+    prefix = _entry_prefix(kind, results)
+    return _Slot(scratch, prefix, scratch / f"{prefix}{uuid.uuid4().hex}")
 
 
 # ------------------------------------------------------------------ the two formats
@@ -270,16 +349,50 @@ def _load_doc(folder: Path) -> dict[str, Any]:
     return doc
 
 
-def _write_pmb(load: PmbLoad, folder: Path) -> bool:
-    if load.fixture is None:
-        return False  # nothing was scored: a cold load is as fast as reading an entry
-    write_snapshot(load, folder)
-    doc = {"errors": _errors_doc(load.errors), "skipped": list(load.skipped), "fixture": load.fixture.source}
+def _write_load_doc(folder: Path, doc: dict[str, Any]) -> None:
     (folder / _LOAD_FILE).write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    return True
+
+
+def _pmb_doc(errors: Sequence[IngestError], skipped: Sequence[str], fixture: PmbFixture | None) -> dict[str, Any]:
+    return {
+        "errors": _errors_doc(errors),
+        "skipped": list(skipped),
+        "fixture": None if fixture is None else fixture.source,
+    }
+
+
+def _write_pmb(load: PmbLoad, folder: Path) -> None:
+    """The load as a snapshot (none without a fixture: then there is no run) and its ``load.json``."""
+    if load.fixture is not None:
+        write_snapshot(load, folder)
+    _write_load_doc(folder, _pmb_doc(load.errors, load.skipped, load.fixture))
+
+
+def _stream_pmb(results: Path, fixtures: Path | None, folder: Path) -> None:
+    """:func:`_write_pmb` of :func:`load_pmb`, each run written as it is scored instead of kept in memory."""
+    scan = scan_pmb(results, fixtures)
+    if scan.fixture is None:
+        list(scan.runs)  # no report is scored without a fixture, but each file is read for its errors
+    else:
+        write_runs(scan.fixture, scan.runs, folder, arrange=True)
+    _write_load_doc(folder, _pmb_doc(scan.errors, scan.skipped, scan.fixture))
+
+
+def _fixture_less(folder: Path) -> PmbLoad | None:
+    """The load an entry without a snapshot holds (no fixture, so no run); None when it has a snapshot.
+    ``SnapshotError`` when the snapshot of a load with a fixture is missing (then the entry is rebuilt)."""
+    if has_snapshot(folder):
+        return None
+    doc = _load_doc(folder)
+    if doc["fixture"] is not None:
+        raise SnapshotError(f"{folder}: the snapshot of a load with a fixture is missing")
+    return PmbLoad((), tuple(IngestError(**e) for e in doc["errors"]), None, tuple(doc["skipped"]))
 
 
 def _read_pmb(folder: Path) -> PmbLoad:
+    empty = _fixture_less(folder)
+    if empty is not None:
+        return empty
     doc = _load_doc(folder)
     snap = read_snapshot(folder)
     fixture = None if snap.fixture is None else dataclasses.replace(snap.fixture, source=doc["fixture"])
@@ -287,15 +400,14 @@ def _read_pmb(folder: Path) -> PmbLoad:
     return dataclasses.replace(snap, errors=errors, skipped=tuple(doc["skipped"]), fixture=fixture)
 
 
-def _write_qa(load: QaLoad, folder: Path) -> bool:
+def _write_qa(load: QaLoad, folder: Path) -> None:
     write_qa_snapshot(load, folder)
     doc = {
         "errors": _errors_doc(load.errors),
         "skipped": [dataclasses.asdict(s) for s in load.skipped],
         "locomo": None if load.locomo is None else load.locomo.source,
     }
-    (folder / _LOAD_FILE).write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    return True
+    _write_load_doc(folder, doc)
 
 
 def _read_qa(folder: Path) -> QaLoad:
@@ -309,6 +421,9 @@ def _read_qa(folder: Path) -> QaLoad:
 
 
 def _open_pmb(folder: Path) -> PmbHeaders:
+    empty = _fixture_less(folder)
+    if empty is not None:
+        return pmb_headers_of(empty)
     doc = _load_doc(folder)
     opened = open_snapshot(folder)
     fixture = None if opened.fixture is None else dataclasses.replace(opened.fixture, source=doc["fixture"])
@@ -389,7 +504,8 @@ def load_pmb_headers(
     if fixtures is None and has_snapshot(results):
         return open_snapshot(results)
     cold = partial(load_pmb, results, fixtures)
-    return cached_headers("pmb", results, (fixtures,), cold, PMB_FORMAT, cache_dir, digests)
+    stream = partial(_stream_pmb, results, fixtures)
+    return cached_headers("pmb", results, (fixtures,), cold, PMB_FORMAT, cache_dir, digests, stream)
 
 
 def load_qa_headers(

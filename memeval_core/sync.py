@@ -364,21 +364,11 @@ def is_present(results: Path, entry: CatalogueEntry) -> bool:
     return digest.hexdigest() == entry.sha256
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)  # signal 0: only asks whether the process exists
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_stale_staging(results: Path) -> None:
     """Remove staging folders left by syncs whose process is gone (killed midway)."""
     for folder in results.glob(f"{STAGING_PREFIX}*"):
         m = re.fullmatch(re.escape(STAGING_PREFIX) + r"(\d+)-\w+", folder.name)
-        if m and folder.is_dir() and not folder.is_symlink() and not _alive(int(m.group(1))):
+        if m and folder.is_dir() and not folder.is_symlink() and not tree.process_alive(int(m.group(1))):
             shutil.rmtree(folder, ignore_errors=True)
 
 

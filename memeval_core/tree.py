@@ -250,3 +250,14 @@ def sweep_stale(directory: Path, prefix: str = ".tmp-", now: float | None = None
         except OSError:
             continue
     return removed
+
+
+def process_alive(pid: int) -> bool:
+    """True while process ``pid`` runs (the owner of a staging or scratch folder named after it)."""
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, run by someone else
+    return True

@@ -6,6 +6,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from memeval_core.pmb.case_table import FIELDS, CaseTable, StringPool
@@ -158,3 +159,30 @@ def _owner(array: np.ndarray) -> int:
 
 def test_every_scored_case_field_has_a_storage_kind() -> None:
     assert [name for name, _ in FIELDS] == list(ScoredCase.__dataclass_fields__)
+
+
+def _edge_cases() -> tuple[ScoredCase, ...]:
+    return (
+        _case(),
+        _case(case_id="s1", turn_index=0, label="t0", questions=(), precision=0.0, recall=1.0, pass_type="structural"),
+        _case(case_id="s1", turn_index=3, questions=("q-1",), drift=0.25, passed=True, pass_type="active_retrieval"),
+        _case(relevant=(), failures=(), stated_precision=0.5, stated_drift=1.0, stated_noise_ids=("n", "n")),
+    )
+
+
+def test_tables_of_other_pools_join_into_one(real: list[tuple[ScoredCase, ...]]) -> None:
+    """Each table in a pool of its own (as runs come back from worker processes): joined, every case stays."""
+    parts = [*real[:4], _edge_cases(), real[-1]]
+    joined = CaseTable.concat([CaseTable.from_cases(cases) for cases in parts])
+    assert joined.cases() == tuple(case for cases in parts for case in cases)
+    assert CaseTable.concat([CaseTable.from_cases(_edge_cases())]).cases() == _edge_cases()
+
+
+def test_arrow_columns_hold_each_fields_values(real: list[tuple[ScoredCase, ...]]) -> None:
+    """The Arrow arrays equal the values Python reads out (id lists as lists, absent values as nulls)."""
+    for cases in (_edge_cases(), real[0], real[-1]):
+        table = CaseTable.from_cases(cases)
+        arrays = table.arrow_columns(pa.array(table.pool.strings, pa.string()))
+        for (name, _), array in zip(FIELDS, arrays, strict=True):
+            want = [list(v) if isinstance(v, tuple) else v for v in (getattr(c, name) for c in cases)]
+            assert array.to_pylist() == want, name

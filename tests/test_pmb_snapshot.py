@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from memeval_core import leaderboard
 from memeval_core.pmb import snapshot
-from memeval_core.pmb.ingest import load_pmb
+from memeval_core.pmb.ingest import load_pmb, scan_pmb
 from memeval_core.pmb.run import PmbRun
-from memeval_core.pmb.snapshot import has_snapshot, read_snapshot, write_snapshot
+from memeval_core.pmb.runs_table import runs_table
+from memeval_core.pmb.snapshot import has_snapshot, read_snapshot, write_runs, write_snapshot
 from tests._data import PMB_DIR, require
 
 
@@ -99,7 +102,6 @@ def test_cases_written_a_few_runs_at_a_time_are_one_table(tmp_path: Path, monkey
 
 
 def test_the_cases_table_holds_every_case_as_the_run_gives_it() -> None:
-    import pyarrow as pa
 
     load = load_pmb(require(PMB_DIR))
     rows = [
@@ -110,10 +112,59 @@ def test_the_cases_table_holds_every_case_as_the_run_gives_it() -> None:
     assert snapshot.cases_table(load.runs).equals(pa.Table.from_pylist(rows, schema=snapshot.CASES_SCHEMA))
 
 
-@pytest.mark.parametrize("runs", [[], [{"a": 'quote " and\nbreak', "b": [1.5e-07, None, "ünï"]}, {"a": "", "b": []}]])
-def test_the_runs_file_is_the_runs_document_one_run_per_line(runs: list[dict[str, object]]) -> None:
+@pytest.mark.parametrize("n_runs", [0, 1, 13])
+def test_the_runs_file_is_the_runs_document_one_run_per_line(n_runs: int) -> None:
+    """The runs document made from the runs table holds what the runs' own models dump, one run per line."""
     import json
 
-    text = snapshot._runs_json(runs).decode()
-    assert json.loads(text) == {"runs": runs, "snapshot_version": snapshot.SNAPSHOT_VERSION}
+    runs = list(load_pmb(require(PMB_DIR)).runs[:n_runs])
+    if runs:  # text that JSON must escape, and a number that needs its exponent
+        runs[0] = dataclasses.replace(runs[0], mismatches=('quote " and\nbreak', "ünï 1.5e-07"))
+    want = [
+        {
+            "identity": dataclasses.asdict(r.identity),
+            "stated": r.stated.model_dump(mode="json", by_alias=True),
+            "ingestion": None if r.ingestion is None else r.ingestion.model_dump(mode="json", by_alias=True),
+            "mismatches": list(r.mismatches),
+            "extra_fields": list(r.extra_fields),
+            "provenance": [list(pair) for pair in r.provenance],
+        }
+        for r in runs
+    ]
+    text = snapshot._runs_json(runs_table(runs)).decode()
+    assert json.loads(text) == {"runs": want, "snapshot_version": snapshot.SNAPSHOT_VERSION}
     assert len(text.splitlines()) == (len(runs) + 2 if runs else 1)
+
+
+def test_runs_written_as_scored_give_the_loads_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan written run by run (each run with its own strings, a few runs per batch), then put in load order
+    and named: the runs document, runs table and fixture of the whole load's snapshot, byte for byte, and the
+    same runs and cases read back."""
+    root = require(PMB_DIR)
+    load = load_pmb(root)
+    write_snapshot(load, tmp_path / "load")
+    monkeypatch.setattr(snapshot, "RUN_BATCH", 5)
+    scan = scan_pmb(root)
+    assert scan.fixture is not None
+    write_runs(scan.fixture, scan.runs, tmp_path / "scan", arrange=True)
+    for name in (snapshot.RUNS_FILE, snapshot.RUNS_TABLE_FILE, snapshot.FIXTURE_FILE):
+        assert (tmp_path / "scan" / name).read_bytes() == (tmp_path / "load" / name).read_bytes(), name
+    back = read_snapshot(tmp_path / "scan")
+    assert [r.identity for r in back.runs] == [r.identity for r in load.runs]
+    assert [r.cases for r in back.runs] == [r.cases for r in load.runs]
+    assert (tuple(scan.errors), tuple(scan.skipped)) == (load.errors, load.skipped)
+
+
+def test_a_batch_too_long_for_arrow_is_written_in_halves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    load = load_pmb(require(PMB_DIR))
+    want = write_snapshot(load, tmp_path / "whole")
+    whole = snapshot.cases_table
+
+    def at_most_three(runs: list[PmbRun]) -> object:
+        if len(runs) > 3:
+            raise pa.ArrowInvalid("Take operation overflowed binary array capacity")
+        return whole(runs)
+
+    monkeypatch.setattr(snapshot, "cases_table", at_most_three)
+    got = write_snapshot(load, tmp_path / "halves")
+    assert [p.read_bytes() for p in got] == [p.read_bytes() for p in want]

@@ -108,11 +108,19 @@ def test_a_changed_file_invalidates(tmp_path: Path) -> None:
     (data / "b.json").write_text("{}")
     _age(data, OLD_NS + 1)
     assert cached_load("t", data, (), lambda: _counting_cold(calls, "added"), JSON, cache) == "added"
+    (data / "c.json").write_text("{}")
+    _age(data, OLD_NS + 1)
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "another"), JSON, cache) == "another"
+    (data / "c.json").unlink()
+    # Back to earlier states of the folder: their entries, still kept, hold their loads.
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "removed"), JSON, cache) == "added"
     (data / "b.json").unlink()
-    assert cached_load("t", data, (), lambda: _counting_cold(calls, "removed"), JSON, cache) == "removed"
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "removed"), JSON, cache) == "new"
     assert len(calls) == 4
-    # Only the latest entry of these inputs is kept.
-    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == 1
+    # Only the newest entries of these inputs are kept: the first state's is gone.
+    assert len([p for p in cache.iterdir() if not p.name.startswith(".")]) == results.ENTRIES_KEPT
+    _age(data)
+    assert cached_load("t", data, (), lambda: _counting_cold(calls, "first again"), JSON, cache) == "first again"
 
 
 def test_fingerprint_ignores_hidden_files_and_names_fresh_inputs(tmp_path: Path) -> None:
@@ -170,6 +178,10 @@ def test_an_unwritable_cache_still_loads(tmp_path: Path) -> None:
     for _ in range(2):
         assert cached_load("t", data, (), lambda: _counting_cold(calls, 7), JSON, blocker / "cache") == 7
     assert len(calls) == 2
+    # Headers come from the process's scratch folder instead (as with no cache at all).
+    for cache in (blocker / "cache", None):
+        assert cached_headers("t", data, (), lambda: _counting_cold(calls, 7), JSON, cache) == ["header", 7]
+    assert len(calls) == 4
 
 
 def test_pmb_warm_load_equals_cold_load(tmp_path: Path) -> None:
@@ -314,3 +326,113 @@ def test_the_pmb_and_qa_keys_of_one_folder_walk_it_once(tmp_path: Path, monkeypa
     walked.clear()
     load_headers(data, data, cache_dir=tmp_path / "cache")  # warm: only the two keys need it
     assert walked.count(data) == 1
+
+
+def test_with_the_cache_off_headers_read_whole_runs_from_a_scratch_entry(tmp_path: Path) -> None:
+    """No cache: the cold load is written to the process's scratch folder and read from there (never by key: a
+    second load scores again, and its entry replaces the first)."""
+    root = require(SHARED_DATA)
+    pmb, qa = load_all_results(root, root, cache_dir=None)
+    pmb_h, qa_h = load_headers(root, root, cache_dir=None)
+    ids = [r.identity.run_id for r in pmb.runs]
+    assert [r.cases for r in pmb_h.read_runs(ids)] == [r.cases for r in pmb.runs]
+    assert qa_h.read_runs([r.run_id for r in qa.runs]) == qa.runs
+    scratch = results._scratch_dir()
+    assert scratch is not None
+    prefixes = (results._entry_prefix("pmb", root), results._entry_prefix("qa", root))
+    before = {p.name for p in scratch.iterdir() if p.name.startswith(prefixes)}
+    load_headers(root, root, cache_dir=None)
+    # A load a page may still be drawing from keeps its files for a while.
+    assert [r.cases for r in pmb_h.read_runs(ids[:2])] == [r.cases for r in pmb.runs[:2]]
+    for _ in range(results.ENTRIES_KEPT):
+        load_headers(root, root, cache_dir=None)
+    after = {p.name for p in scratch.iterdir() if p.name.startswith(prefixes)}
+    assert len(after) == 2 * results.ENTRIES_KEPT and not before & after
+
+
+def test_a_folder_without_pmb_fixtures_is_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "x-retrieval-report.json").write_text('{"provider": "p", "cases": []}')
+    (data / "other.json").write_text("[1]")
+    _age(data)
+    cache = tmp_path / "cache"
+    cold = results.load_pmb_headers(data, cache_dir=cache)
+    assert cold.fixture is None and cold.table.num_rows == 0
+    assert [e.file for e in cold.errors] == ["x-retrieval-report.json"] and cold.skipped == ("other.json",)
+    monkeypatch.setattr(results, "scan_pmb", lambda *a: pytest.fail("PMB loaded again"))
+    warm = results.load_pmb_headers(data, cache_dir=cache)
+    assert (warm.errors, warm.skipped, warm.table.num_rows) == (cold.errors, cold.skipped, 0)
+    assert results.load_pmb_results(data, cache_dir=cache).errors == cold.errors
+
+
+def test_with_the_cache_off_the_cli_leaves_no_files(tmp_path: Path) -> None:
+    """The scratch folder goes when the process exits; the leaderboard is the one a cache gives."""
+    import subprocess
+    import sys
+
+    root = require(SHARED_DATA)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = {}
+    for cache in ("off", str(tmp_path / "cache")):
+        env = {**os.environ, "TMPDIR": str(scratch), "MEMEVAL_CACHE_DIR": cache}
+        argv = [sys.executable, "-m", "memeval_core", "leaderboard", "--results", str(root), "--format", "json"]
+        done = subprocess.run(argv, env=env, capture_output=True, check=True, timeout=300)
+        out[cache] = done.stdout
+    assert list(scratch.iterdir()) == []
+    assert len(set(out.values())) == 1 and json.loads(out["off"])
+
+
+def _one_file(tmp_path: Path) -> Path:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.json").write_text("[1]")
+    _age(data)
+    return data
+
+
+def test_a_failing_cold_load_runs_once_and_leaves_nothing(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def failing() -> object:
+        calls.append(1)
+        raise RuntimeError("scoring broke")
+
+    with pytest.raises(RuntimeError, match="scoring broke"):
+        cached_headers("t", _one_file(tmp_path), (), failing, JSON, tmp_path / "cache")
+    assert calls == [1] and list((tmp_path / "cache").iterdir()) == []
+
+
+def test_a_disk_failing_midway_gives_the_headers_from_memory(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def disk_full(folder: Path) -> None:
+        _counting_cold(calls, 7)
+        raise OSError(28, "No space left on device")
+
+    value = cached_headers("t", _one_file(tmp_path), (), lambda: _counting_cold(calls, 7), JSON, None, None, disk_full)
+    assert value == ["header", 7] and len(calls) == 2
+
+
+def test_scratch_folders_of_processes_gone_are_swept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = tmp_path / "memeval-scratch-999999999-abc"  # above any pid_max: no such process
+    mine = tmp_path / f"memeval-scratch-{os.getpid()}-xyz"
+    for folder in (gone, mine):
+        folder.mkdir()
+        (folder / "entry").mkdir()
+    results._sweep_orphaned_scratch()
+    assert not gone.exists() and mine.exists()
+
+
+def test_an_entry_missing_its_pmb_snapshot_is_rebuilt(tmp_path: Path) -> None:
+    data = _copy_pmb(tmp_path)
+    cache = tmp_path / "cache"
+    cold = results.load_pmb_headers(data, cache_dir=cache)
+    (entry,) = [p for p in cache.iterdir() if p.name.startswith("pmb-")]
+    (entry / "pmb-cases.parquet").unlink()
+    again = results.load_pmb_headers(data, cache_dir=cache)
+    assert again.table.equals(cold.table) and again.table.num_rows > 0

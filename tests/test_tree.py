@@ -189,3 +189,8 @@ def test_walk_matches_os_walk_for_plain_trees(tmp_path: Path) -> None:
         ]
     assert [e.rel for e in tree.walk(tmp_path, suffixes).files] == expected
     assert {e.rel: e.size for e in tree.walk(tmp_path, suffixes).files}["l.json"] == 2
+
+
+def test_process_alive_tells_a_running_process_from_a_gone_one() -> None:
+    assert tree.process_alive(os.getpid())
+    assert not tree.process_alive(999_999_999)  # above any pid_max

@@ -24,6 +24,7 @@ from operator import is_not, itemgetter
 from typing import Any, Literal
 
 import numpy as np
+import pyarrow as pa
 from numpy.typing import NDArray
 
 from memeval_core.pmb.pass_types import PASS_TYPES
@@ -46,7 +47,6 @@ FIELDS: tuple[tuple[str, FieldKind], ...] = tuple(
     (f.name, _KIND_OF_TYPE[str(f.type)]) for f in dataclasses.fields(ScoredCase)
 )
 """Every field of :class:`ScoredCase`, in constructor order, with how it is stored (a new field type fails here)."""
-_KIND_OF_FIELD = dict(FIELDS)
 
 
 def _named(*kinds: FieldKind) -> tuple[str, ...]:
@@ -68,6 +68,7 @@ _TWINS = {"stated_category": "category", "stated_failures": "failures", "stated_
 
 _NO_PASS = -1
 _PASS_CODE: dict[str | None, int] = {None: _NO_PASS, **{t: i for i, t in enumerate(PASS_TYPES)}}
+_PASS_NAMES = pa.array(PASS_TYPES, pa.string())
 _NONE_AS_ZERO: dict[None, int] = {None: 0}
 """``_NONE_AS_ZERO.get(v, v)``: 0 for None, else ``v`` (a C-level map over values)."""
 
@@ -207,6 +208,26 @@ class CaseTable:
             masks={name: masks[name] for name, _ in FIELDS if name in masks},
         )
 
+    @classmethod
+    def concat(cls, tables: Sequence[CaseTable]) -> CaseTable:
+        """One table of the cases of ``tables`` (at least one), in order: in their pool when they share one, else
+        in a new one."""
+        pool = tables[0].pool if all(t.pool is tables[0].pool for t in tables) else StringPool()
+        tables = [t.recoded(pool) for t in tables]
+        offsets = {}
+        for name in tables[0].offsets:
+            ends = np.cumsum([t.offsets[name][-1] for t in tables[:-1]], dtype=np.int32)
+            starts = [np.zeros(1, np.int32), *ends]  # each table's first item in the joined list
+            shifted = [t.offsets[name][:-1] + start for t, start in zip(tables, starts, strict=True)]
+            offsets[name] = np.concatenate([*shifted, tables[-1].offsets[name][-1:] + starts[-1]])
+        return cls(
+            n=sum(t.n for t in tables),
+            pool=pool,
+            columns={name: np.concatenate([t.columns[name] for t in tables]) for name in tables[0].columns},
+            offsets=offsets,
+            masks={name: np.concatenate([t.masks[name] for t in tables]) for name in tables[0].masks},
+        )
+
     def recoded(self, pool: StringPool) -> CaseTable:
         """The same table with its text coded in ``pool`` (itself when it already is)."""
         if pool is self.pool:
@@ -215,6 +236,29 @@ class CaseTable:
         coded = {name for name, kind in FIELDS if kind in ("text", "ids", "optional_ids")}
         columns = {name: mapping[col] if name in coded else col for name, col in self.columns.items()}
         return CaseTable(n=self.n, pool=pool, columns=columns, offsets=self.offsets, masks=self.masks)
+
+    def arrow_columns(self, strings: pa.Array) -> list[pa.Array]:
+        """Every field as an Arrow array, in :data:`FIELDS` order.
+
+        ``strings``: the pool's strings as one Arrow array (``pa.array(pool.strings, pa.string())``), made once
+        for all the tables of a pool. Text is taken from it by code, list fields are built from their offsets:
+        no Python value per case. The values are those of :meth:`cases` (id lists as lists, None as null).
+        """
+        out: list[pa.Array] = []
+        for name, kind in FIELDS:
+            col = self.columns[name]
+            absent = ~self.masks[name] if name in self.masks else None
+            if kind == "text":
+                out.append(strings.take(pa.array(col)))
+            elif kind in ("ids", "optional_ids"):
+                items = strings.take(pa.array(col))
+                nulls = None if absent is None else pa.array(absent)
+                out.append(pa.ListArray.from_arrays(pa.array(self.offsets[name]), items, mask=nulls))
+            elif kind == "pass_type":
+                out.append(_PASS_NAMES.take(pa.array(col, mask=col == _NO_PASS)))
+            else:
+                out.append(pa.array(col, mask=absent))
+        return out
 
     def column(self, name: str) -> NDArray[Any]:
         """The raw array of one non-list field (text: codes; optional numbers: 0 where absent, see :meth:`present`)."""
@@ -274,10 +318,6 @@ class CaseTable:
             have = self.masks[name][rows].tolist()
             return [v if h else None for v, h in zip(values, have, strict=True)]
         return values
-
-    def values(self, name: str) -> list[Any]:
-        """Every case's value of field ``name``, in order, as :class:`ScoredCase` holds it (id lists as tuples)."""
-        return self._values(name, _KIND_OF_FIELD[name], np.arange(self.n, dtype=np.int64))
 
     def cases(self, rows: Sequence[int] | NDArray[np.int64] | None = None) -> tuple[ScoredCase, ...]:
         """The cases at ``rows`` (all, in order, when None) as :class:`ScoredCase` objects."""

@@ -27,7 +27,14 @@ from memeval_core.pmb.entries import ReportColumns, columns_of_report, report_co
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
 from memeval_core.pmb.models import Belief, RetrievalCase, SessionCase, SessionReport, SingleTurnReport
 from memeval_core.pmb.rescore import aggregate_columns, columns, session_rows, single_turn_rows
-from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity, assign_display_names, provenance_pairs
+from memeval_core.pmb.run import (
+    Benchmark,
+    PmbRun,
+    RunIdentity,
+    assign_display_names,
+    load_order,
+    provenance_pairs,
+)
 from memeval_core.pmb.verify import verify_columns, verify_ingestion, verify_summary
 
 Kind = Literal["single-turn-report", "session-report", "cases", "session-cases", "beliefs"]
@@ -405,14 +412,14 @@ def _outcomes(
     paths: Sequence[Path],
     rels: Sequence[str],
     fixture: PmbFixture | None,
-    pool: StringPool,
+    pool: StringPool | None,
     read: Mapping[Path, RawFile] | None = None,
 ) -> Iterator[_Outcome]:
     """Every file's outcome, in file order (:func:`memeval_core.file_pool.in_order`).
 
-    Serially the text goes straight into ``pool``; a worker's runs come back with pools of their own.
-    This process only collects: taking results file by file as they come (and recoding them into ``pool``)
-    keeps memory flat at a thousand reports. ``read``: files already read (the fixture's), by path.
+    Serially the text goes straight into ``pool`` (None: a pool per run); a worker's runs come back with pools
+    of their own. This process only collects: taking results file by file as they come keeps memory flat at a
+    thousand reports. ``read``: files already read (the fixture's), by path.
     """
     read = read or {}
 
@@ -425,10 +432,26 @@ def _outcomes(
     )
 
 
-def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
-    """Load every PMB report under ``results``, scored against ``fixtures`` (default: found under results)."""
+@dataclass
+class PmbScan:
+    """A PMB load under way: the fixture now, the runs one by one as they are scored (:attr:`runs`), and, once
+    they are all taken, every file that could not be loaded or was skipped."""
+
+    fixture: PmbFixture | None
+    """The fixture the reports are scored against; None when none was found (then no report is scored)."""
+    runs: Iterator[PmbRun]
+    """The scored runs in file order, under their providers' names (see :func:`load_order`,
+    :func:`display_names`); taking them fills :attr:`errors` and :attr:`skipped`."""
+    errors: list[IngestError]
+    """One error per file that could not be loaded: read errors as they come, then the reports not scored."""
+    skipped: list[str]
+    """JSON files that are neither PMB reports nor fixtures."""
+
+
+def scan_pmb(results: Path, fixtures: Path | None = None, pool: StringPool | None = None) -> PmbScan:
+    """Start loading every PMB report under ``results``, scored against ``fixtures`` (default: found under
+    results). ``pool``: the string pool the runs' text goes into (None: each run has its own)."""
     errors: list[IngestError] = []
-    skipped: list[str] = []
     fixture: PmbFixture | None = None
     fixture_files: dict[Path, RawFile] = {}
     fixture_dir = fixtures if fixtures is not None else find_fixture_dir(results)
@@ -437,29 +460,41 @@ def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
             fixture, fixture_files = _read_fixture(fixture_dir)
         except IngestError as exc:
             errors.append(exc)
-
-    # Each report is scored as soon as it is parsed and its JSON dropped: holding every parsed report
-    # first would need gigabytes at a thousand runs. Scoring errors still follow all read errors.
-    pool = StringPool()
-    runs: list[PmbRun] = []
-    report_errors: list[IngestError] = []
     listing = tree.walk(results, (".json",), settings.limits())
     errors.extend(IngestError(r.rel, "$", f"not read: {r.reason}", r.fix) for r in listing.refused)
     rels = [e.rel for e in listing.files]
-    paths = [results / rel for rel in rels]
-    for outcome in _outcomes(paths, rels, fixture, pool, fixture_files):
+    outcomes = _outcomes([results / rel for rel in rels], rels, fixture, pool, fixture_files)
+    scan = PmbScan(fixture, iter(()), errors, [])
+    scan.runs = _runs_of(outcomes, scan, pool)
+    return scan
+
+
+def _runs_of(outcomes: Iterator[_Outcome], scan: PmbScan, pool: StringPool | None) -> Iterator[PmbRun]:
+    """The runs among ``outcomes``; the rest goes to ``scan``'s errors (scoring errors after all read errors)
+    and skipped files."""
+    report_errors: list[IngestError] = []
+    for outcome in outcomes:
         if isinstance(outcome, PmbRun):
-            table = outcome.table.recoded(pool)
-            runs.append(outcome if table is outcome.table else replace(outcome, table=table))
+            table = outcome.table if pool is None else outcome.table.recoded(pool)
+            yield outcome if table is outcome.table else replace(outcome, table=table)
         elif isinstance(outcome, _ReportError):
             report_errors.append(outcome.error)
         elif isinstance(outcome, IngestError):
-            errors.append(outcome)
+            scan.errors.append(outcome)
         elif outcome is not None:
-            skipped.append(outcome)
-    errors.extend(report_errors)
-    runs.sort(key=lambda r: (r.identity.benchmark != "pmb-single-turn", r.identity.source))
-    return PmbLoad(tuple(assign_display_names(runs)), tuple(errors), fixture, tuple(skipped))
+            scan.skipped.append(outcome)
+    scan.errors.extend(report_errors)
+
+
+def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
+    """Load every PMB report under ``results``, scored against ``fixtures`` (default: found under results).
+
+    Each report is scored as soon as it is parsed and its JSON dropped: holding every parsed report first
+    would need gigabytes at a thousand runs.
+    """
+    scan = scan_pmb(results, fixtures, StringPool())
+    runs = sorted(scan.runs, key=lambda r: load_order(r.identity))
+    return PmbLoad(tuple(assign_display_names(runs)), tuple(scan.errors), scan.fixture, tuple(scan.skipped))
 
 
 def run_from_bytes(name: str, data: bytes, fixture: PmbFixture) -> PmbRun:

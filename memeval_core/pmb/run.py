@@ -138,20 +138,24 @@ def file_variant(stem: str, provider: str) -> str:
     return "-".join(dict.fromkeys(parts))
 
 
-def assign_display_names(runs: Iterable[PmbRun]) -> list[PmbRun]:
-    """Give each run a display name unique within its benchmark.
+def load_order(identity: RunIdentity) -> tuple[bool, str]:
+    """Where a run stands in a load: single-turn runs first, then by file."""
+    return identity.benchmark != "pmb-single-turn", identity.source
+
+
+def display_names(identities: Sequence[RunIdentity]) -> list[str]:
+    """A display name per run, unique within its benchmark.
 
     The provider string alone when it is unique and the file name says nothing more; otherwise
     ``provider (variant)`` from the file name; the short hash as a last resort.
     """
-    runs = list(runs)
     by_key: dict[tuple[str, str], list[int]] = {}
-    for i, r in enumerate(runs):
-        by_key.setdefault((r.identity.benchmark, r.identity.provider), []).append(i)
+    for i, ident in enumerate(identities):
+        by_key.setdefault((ident.benchmark, ident.provider), []).append(i)
     names: dict[int, str] = {}
     for (_, provider), idx in by_key.items():
         for i in idx:
-            stem = runs[i].identity.source.rsplit("/", 1)[-1].removesuffix(".json")
+            stem = identities[i].source.rsplit("/", 1)[-1].removesuffix(".json")
             variant = file_variant(stem, provider)
             names[i] = f"{provider} ({variant})" if variant else provider
         seen: dict[str, int] = {}
@@ -159,5 +163,12 @@ def assign_display_names(runs: Iterable[PmbRun]) -> list[PmbRun]:
             seen[names[i]] = seen.get(names[i], 0) + 1
         for i in idx:
             if seen[names[i]] > 1:
-                names[i] = f"{names[i]} #{runs[i].identity.sha256[:8]}"
-    return [replace(r, identity=replace(r.identity, display_name=names[i])) for i, r in enumerate(runs)]
+                names[i] = f"{names[i]} #{identities[i].sha256[:8]}"
+    return [names[i] for i in range(len(identities))]
+
+
+def assign_display_names(runs: Iterable[PmbRun]) -> list[PmbRun]:
+    """The runs, each renamed by :func:`display_names`."""
+    runs = list(runs)
+    names = display_names([r.identity for r in runs])
+    return [replace(r, identity=replace(r.identity, display_name=name)) for r, name in zip(runs, names, strict=True)]

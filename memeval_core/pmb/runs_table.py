@@ -33,6 +33,7 @@ _CATEGORY = pa.struct(
     [("category", pa.string()), ("cases", pa.int64()), ("passed", pa.int64()),
      ("mean_precision", pa.float64()), ("mean_recall", pa.float64())]
 )  # fmt: skip
+_CATEGORY_FIELDS = tuple(field.name for field in _CATEGORY)
 
 RUNS_SCHEMA = pa.schema(
     [
@@ -94,7 +95,7 @@ def row_of(run: PmbRun) -> dict[str, Any]:
     """The runs-table row of one run as Python values: its :data:`HEADER_COLUMNS` (see :func:`details_of`)."""
     a = run.aggregate
     return {
-        **dataclasses.asdict(run.identity),
+        **{name: getattr(run.identity, name) for name in IDENTITY_COLUMNS},
         "cases": a.cases,
         "passed": a.passed,
         **{name: a.pass_types[name] for name in PASS_TYPES},
@@ -105,7 +106,7 @@ def row_of(run: PmbRun) -> dict[str, Any]:
         "latency_mean_ms": a.latency.mean_ms,
         "latency_p50_ms": a.latency.p50_ms,
         "latency_p95_ms": a.latency.p95_ms,
-        "categories": [dataclasses.asdict(c) for c in a.categories],
+        "categories": [{name: getattr(c, name) for name in _CATEGORY_FIELDS} for c in a.categories],
         "ingestion_total_ms": run.ingestion_total_ms,
         "ingestion_beliefs": ingestion_beliefs(run),
         "mismatches": list(run.mismatches),

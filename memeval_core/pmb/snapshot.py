@@ -20,26 +20,29 @@ import dataclasses
 import functools
 import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from memeval_core import parquet
 from memeval_core.errors import IngestError, SnapshotError
-from memeval_core.pmb.case_table import StringPool
+from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.models import Belief, Ingestion, RetrievalCase, RetrievalSummary, SessionCase
 from memeval_core.pmb.rescore import ScoredCase
-from memeval_core.pmb.run import PmbRun, RunIdentity
+from memeval_core.pmb.run import PmbRun, RunIdentity, display_names, load_order
 from memeval_core.pmb.runs_table import (
     DETAIL_COLUMNS,
     HEADER_COLUMNS,
+    IDENTITY_COLUMNS,
     ROW_GROUP_RUNS,
+    RUNS_SCHEMA,
     checked,
     is_current,
     run_from,
@@ -88,14 +91,6 @@ def _dump_json(obj: Any) -> bytes:
     return (json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode()
 
 
-def _runs_json(runs: list[dict[str, Any]]) -> bytes:
-    """The runs document with one run per line, so that a person can still read and compare it run by run;
-    written by the standard library's C encoder (an indented dump runs in Python: seconds at thousands of runs)."""
-    lines = [json.dumps(r, sort_keys=True, ensure_ascii=False, allow_nan=False) for r in runs]
-    body = "[\n" + ",\n".join(lines) + "\n]" if lines else "[]"
-    return f'{{"runs": {body}, "snapshot_version": {SNAPSHOT_VERSION}}}\n'.encode()
-
-
 _CASE_FIELDS = [f.name for f in dataclasses.fields(ScoredCase)]
 CASES_SCHEMA = pa.schema([("run_id", pa.string())] + [(n, _arrow_type(n)) for n in _CASE_FIELDS])
 """The cases table's columns: ``run_id``, then every :class:`ScoredCase` field."""
@@ -104,52 +99,112 @@ RUN_BATCH = 256
 """Runs whose cases are held as one Arrow table at a time while a snapshot is written."""
 
 
-def cases_table(runs: tuple[PmbRun, ...]) -> pa.Table:
+def cases_table(runs: Sequence[PmbRun]) -> pa.Table:
     """All re-derived cases of all runs as one Arrow table (``run_id`` + every :class:`ScoredCase` field)."""
-    cols: dict[str, list[Any]] = {"run_id": [], **{n: [] for n in _CASE_FIELDS}}
-    for run in runs:
-        cols["run_id"] += [run.identity.run_id] * run.table.n
-        for n in _CASE_FIELDS:
-            cols[n] += run.table.values(n)
-    return pa.Table.from_pydict(cols, schema=CASES_SCHEMA)
+    if not runs:
+        return CASES_SCHEMA.empty_table()
+    table = CaseTable.concat([r.table for r in runs])
+    strings = pa.array(table.pool.strings, pa.string())
+    which_run = pa.array(np.repeat(np.arange(len(runs)), [r.table.n for r in runs]))
+    run_ids = pa.array([r.identity.run_id for r in runs], pa.string()).take(which_run)
+    return pa.Table.from_arrays([run_ids, *table.arrow_columns(strings)], schema=CASES_SCHEMA)
 
 
-def _case_batches(runs: tuple[PmbRun, ...]) -> Iterator[pa.Table]:
-    """:func:`cases_table` of :data:`RUN_BATCH` runs at a time."""
-    for start in range(0, len(runs), RUN_BATCH):
-        yield cases_table(runs[start : start + RUN_BATCH])
+def _batches(runs: Iterable[PmbRun]) -> Iterator[list[PmbRun]]:
+    """:data:`RUN_BATCH` runs at a time."""
+    it = iter(runs)
+    while batch := list(itertools.islice(it, RUN_BATCH)):
+        yield batch
+
+
+def _cases_tables(runs: list[PmbRun]) -> Iterator[pa.Table]:
+    """:func:`cases_table` of ``runs``, in halves while a column's text is too long for one Arrow array (2 GiB:
+    Arrow says the take "overflowed binary array capacity")."""
+    try:
+        table = cases_table(runs)
+    except (pa.ArrowCapacityError, pa.ArrowInvalid):
+        if len(runs) == 1:
+            raise
+        yield from _cases_tables(runs[: len(runs) // 2])
+        yield from _cases_tables(runs[len(runs) // 2 :])
+        return
+    yield table
+
+
+def _run_doc(row: dict[str, Any]) -> dict[str, Any]:
+    """A run's entry in the runs document, from its row of the runs table."""
+    return {
+        "identity": {name: row[name] for name in IDENTITY_COLUMNS},
+        "stated": json.loads(row["stated"]),
+        "ingestion": None if row["ingestion"] is None else json.loads(row["ingestion"]),
+        "mismatches": row["mismatches"],
+        "extra_fields": row["extra_fields"],
+        "provenance": [[pair["key"], pair["value"]] for pair in row["provenance"]],
+    }
+
+
+def _runs_json(table: pa.Table) -> bytes:
+    """The runs document of a runs table, one run per line, so that a person can still read and compare it run
+    by run; written by the standard library's C encoder (an indented dump runs in Python: seconds at thousands
+    of runs)."""
+    lines = [
+        json.dumps(_run_doc(row), sort_keys=True, ensure_ascii=False, allow_nan=False)
+        for batch in table.to_batches(max_chunksize=RUN_BATCH)
+        for row in batch.to_pylist()
+    ]
+    body = "[\n" + ",\n".join(lines) + "\n]" if lines else "[]"
+    return f'{{"runs": {body}, "snapshot_version": {SNAPSHOT_VERSION}}}\n'.encode()
+
+
+def _arranged(table: pa.Table) -> pa.Table:
+    """The runs table in load order (:func:`load_order`), each run under its display name (:func:`display_names`)."""
+    identities = [RunIdentity(**row) for row in table.select(IDENTITY_COLUMNS).to_pylist()]
+    order = sorted(range(len(identities)), key=lambda i: load_order(identities[i]))
+    names = display_names([identities[i] for i in order])
+    table = table.take(pa.array(order, pa.int64()))
+    column = table.schema.get_field_index("display_name")
+    return table.set_column(column, table.schema.field(column), pa.array(names, pa.string()))
+
+
+def write_runs(fixture: PmbFixture, runs: Iterable[PmbRun], out: Path, *, arrange: bool = False) -> list[Path]:
+    """Write a snapshot of ``runs`` into ``out`` while they are made, holding :data:`RUN_BATCH` runs at a time
+    (and every run's row of the runs table).
+
+    Cases are written in the order the runs come; the runs document and table list them in that order with
+    the names they have, or with ``arrange`` in load order under their display names (runs fresh from the
+    reports, see :func:`memeval_core.pmb.ingest.scan_pmb`). Returns the files' paths.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    fixture_doc = {
+        "snapshot_version": SNAPSHOT_VERSION,
+        "cases": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in fixture.cases],
+        "session_cases": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in fixture.session_cases],
+        "beliefs": [b.model_dump(mode="json", by_alias=True) for b in fixture.beliefs],
+        "sha256": dict(fixture.sha256),
+    }
+    paths = [out / FIXTURE_FILE, out / RUNS_FILE, out / CASES_FILE, out / RUNS_TABLE_FILE]
+    paths[0].write_bytes(_dump_json(fixture_doc))
+    rows = [RUNS_SCHEMA.empty_table()]
+
+    def case_batches() -> Iterator[pa.Table]:
+        for batch in _batches(runs):
+            rows.append(runs_table(batch))
+            yield from _cases_tables(batch)
+
+    parquet.write_batches(case_batches(), CASES_SCHEMA, paths[2], CASE_ROW_GROUP_ROWS)
+    table = pa.concat_tables(rows).combine_chunks()
+    if arrange:
+        table = _arranged(table)
+    paths[1].write_bytes(_runs_json(table))
+    parquet.write(table, paths[3], ROW_GROUP_RUNS)
+    return paths
 
 
 def write_snapshot(load: PmbLoad, out: Path) -> list[Path]:
-    """Write the snapshot files into ``out``; returns their paths."""
+    """Write the snapshot files of ``load`` into ``out``; returns their paths."""
     if load.fixture is None:
         raise SnapshotError("a snapshot needs the fixture the runs were scored against")
-    out.mkdir(parents=True, exist_ok=True)
-    fx = load.fixture
-    fixture_doc = {
-        "snapshot_version": SNAPSHOT_VERSION,
-        "cases": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in fx.cases],
-        "session_cases": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in fx.session_cases],
-        "beliefs": [b.model_dump(mode="json", by_alias=True) for b in fx.beliefs],
-        "sha256": dict(fx.sha256),
-    }
-    runs = [
-        {
-            "identity": dataclasses.asdict(r.identity),
-            "stated": r.stated.model_dump(mode="json", by_alias=True),
-            "ingestion": None if r.ingestion is None else r.ingestion.model_dump(mode="json", by_alias=True),
-            "mismatches": list(r.mismatches),
-            "extra_fields": list(r.extra_fields),
-            "provenance": [list(pair) for pair in r.provenance],
-        }
-        for r in load.runs
-    ]
-    paths = [out / FIXTURE_FILE, out / RUNS_FILE, out / CASES_FILE, out / RUNS_TABLE_FILE]
-    paths[0].write_bytes(_dump_json(fixture_doc))
-    paths[1].write_bytes(_runs_json(runs))
-    parquet.write_batches(_case_batches(load.runs), CASES_SCHEMA, paths[2], CASE_ROW_GROUP_ROWS)
-    parquet.write(runs_table(load.runs), paths[3], ROW_GROUP_RUNS)
-    return paths
+    return write_runs(load.fixture, load.runs, out)
 
 
 def has_snapshot(directory: Path) -> bool:
