@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -774,8 +773,3 @@ def result_summary(result: ExportResult) -> dict[str, Any]:
         "files": [dataclasses.asdict(f) for f in result.files],
         "skipped_errors": list(result.skipped_errors),
     }
-
-
-def summary_json(result: ExportResult) -> str:
-    """:func:`result_summary` as JSON text."""
-    return json.dumps(result_summary(result), indent=2) + "\n"

@@ -31,7 +31,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -496,8 +496,3 @@ def _joined_columns(c: Columns, plan: _JoinPlan) -> Columns:
         "gold_evidence_ids": matched("gold_evidence_ids", lambda _, hit: list(hit.evidence)),
         "gold_answer": matched("gold_answer", lambda own, hit: hit.answer if own is None else own),
     }
-
-
-def iter_questions(ds: LocomoDataset, include_adversarial: bool) -> Iterator[LocomoQuestion]:
-    """The dataset's questions a complete run must answer."""
-    return (q for q in ds.questions if include_adversarial or q.category != ADVERSARIAL)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memeval_core.qa.models import SCHEMA_VERSION, QaQuestion, QaRun
+from memeval_core.qa.models import SCHEMA_VERSION, QaRun
 
 SCHEMA_ID = "https://github.com/memeval/memeval/docs/qa-run.schema.json"
 
@@ -25,11 +25,6 @@ def run_schema() -> dict[str, Any]:
         "title": f"memeval QA run (schema_version {SCHEMA_VERSION})",
         **schema,
     }
-
-
-def question_schema() -> dict[str, Any]:
-    """JSON Schema of one question record (each line after the first of a JSONL run)."""
-    return QaQuestion.model_json_schema(mode="validation")
 
 
 def schema_text() -> str:
