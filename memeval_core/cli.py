@@ -116,9 +116,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     pmb_table = load.table if args.kind in ("all", "pmb") else load.table.slice(0, 0)
     qa_rows = qa_leaderboard.rows(qa.runs) if qa is not None else []
     if args.format == "json":
-        # Row by row: a large leaderboard is never held as Python values and text at once.
-        streamed = chain.from_iterable(leaderboard.row_batches(pmb_table))
-        _write_chunks(leaderboard.json_chunks(chain(streamed, qa_rows)))
+        # Batch by batch: a large leaderboard is never held as Python values and text at once.
+        _write_chunks(leaderboard.json_chunks(chain(leaderboard.row_batches(pmb_table), [qa_rows])))
         return 2 if _nothing_loaded(root, pmb_table.num_rows + len(qa_rows), missed) else 0
     pmb_rows = leaderboard.table_rows(pmb_table)
     if args.format == "csv":

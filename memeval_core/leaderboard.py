@@ -13,12 +13,13 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memeval_core import csvsafe
 from memeval_core.pmb.pass_types import PASS_TYPES
 from memeval_core.pmb.run import Benchmark, PmbRun
 from memeval_core.pmb.runs_table import row_of
-from memeval_core.rounding import ms, ratio
+from memeval_core.rounding import MS_DECIMALS, RATIO_DECIMALS, ms, ratio
 
 COLUMNS: tuple[str, ...] = (
     "run_id",
@@ -126,40 +127,80 @@ def _rank_key(r: dict[str, Any]) -> tuple[Any, ...]:
     return (r["benchmark"] != "pmb-single-turn", *sort_key(r))
 
 
-_KEY_INPUTS = ("benchmark", "active_retrieval", "passed", "mean_drift", "mean_precision", "display_name")
-"""The runs-table columns the rank order reads."""
+RANK_ORDER: tuple[tuple[str, str], ...] = (
+    ("later_benchmark", "ascending"),
+    ("active_retrieval", "descending"),
+    ("passed", "descending"),
+    ("drift_or_zero", "ascending"),
+    ("precision_or_zero", "descending"),
+    ("display_name", "ascending"),
+)
+""":func:`_rank_key` as sort keys over the columns of :func:`_rank_inputs` (a stable sort: ties keep table order)."""
 
-ROW_BATCH = 1000
+ROW_BATCH = 250
 """Rows converted to Python values at a time by :func:`row_batches`."""
 
 
-def ranked_positions(table: pa.Table, benchmark: Benchmark | None = None) -> list[int]:
-    """Positions of a runs table's rows in rank order (:func:`sort_key`), optionally of one benchmark's only;
-    from the few columns the order reads."""
-    keys = table.select(list(_KEY_INPUTS)).to_pylist()
-    rankable = [
+def _js_round(values: pa.ChunkedArray, decimals: int) -> pa.ChunkedArray:
+    """:func:`memeval_core.rounding.js_round` of every value, nulls kept: ``floor(x * 10**d + 0.5) / 10**d``, the
+    same IEEE operations in the same order, so the same values bit for bit."""
+    scale = 10.0**decimals
+    return pc.divide(pc.floor(pc.add(pc.multiply(values, scale), 0.5)), scale)
+
+
+def _shown(table: pa.Table) -> pa.Table:
+    """The columns of :data:`_ROW_INPUTS` with each number as :func:`_row` states it (rounded; drift of session
+    runs only)."""
+    columns = {name: table[name] for name in _ROW_INPUTS}
+    for name in ("mean_precision", "mean_recall"):
+        columns[name] = _js_round(table[name], RATIO_DECIMALS)
+    for name in ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "ingestion_total_ms"):
+        columns[name] = _js_round(table[name], MS_DECIMALS)
+    session = pc.equal(table["benchmark"], "pmb-session")
+    no_drift = pa.scalar(None, pa.float64())
+    columns["mean_drift"] = pc.if_else(session, _js_round(table["mean_drift"], RATIO_DECIMALS), no_drift)
+    return pa.table(columns)
+
+
+def _rank_inputs(shown: pa.Table) -> pa.Table:
+    """The columns :data:`RANK_ORDER` sorts, from :func:`_shown`'s."""
+    return pa.table(
         {
-            "benchmark": r["benchmark"],
-            "pass_types": {"active_retrieval": r["active_retrieval"]},
-            "passed": r["passed"],
-            "mean_drift": _drift(r),
-            "mean_precision": ratio(r["mean_precision"]),
-            "display_name": r["display_name"],
+            "later_benchmark": pc.not_equal(shown["benchmark"], "pmb-single-turn"),
+            "active_retrieval": shown["active_retrieval"],
+            "passed": shown["passed"],
+            "drift_or_zero": pc.fill_null(shown["mean_drift"], 0.0),
+            "precision_or_zero": pc.fill_null(shown["mean_precision"], 0.0),
+            "display_name": shown["display_name"],
         }
-        for r in keys
-    ]
-    positions = [i for i, r in enumerate(keys) if benchmark is None or r["benchmark"] == benchmark]
-    return sorted(positions, key=lambda i: _rank_key(rankable[i]))
+    )
+
+
+def _ranked_order(shown: pa.Table, benchmark: Benchmark | None) -> pa.Array:
+    order = pc.sort_indices(_rank_inputs(shown), sort_keys=RANK_ORDER)
+    if benchmark is None:
+        return order
+    return pc.filter(order, pc.equal(pc.take(shown["benchmark"], order), benchmark))
+
+
+def _batch_rows(shown: pa.Table) -> list[dict[str, Any]]:
+    """:func:`_row` of every row of :func:`_shown`'s columns, converted column by column."""
+    values = {name: shown[name].to_pylist() for name in shown.column_names}
+    counts = zip(*(values[name] for name in PASS_TYPES), strict=True)
+    values["pass_types"] = [dict(zip(PASS_TYPES, row, strict=True)) for row in counts]
+    values["verified"] = [not mismatches for mismatches in values["mismatches"]]
+    by_row = zip(*(values[name] for name in COLUMNS), strict=True)
+    return [dict(zip(COLUMNS, row, strict=True)) for row in by_row]
 
 
 def row_batches(table: pa.Table, benchmark: Benchmark | None = None) -> Iterator[list[dict[str, Any]]]:
     """:func:`table_rows` in batches of :data:`ROW_BATCH`: one batch at a time is held as Python values, so
-    printing every row of a large table takes little memory."""
-    order = ranked_positions(table, benchmark)
-    shown = table.select(_ROW_INPUTS)
+    printing every row of a large table takes little memory. Ranked and rounded in Arrow; :func:`rows` is the
+    per-row oracle."""
+    shown = _shown(table)
+    order = _ranked_order(shown, benchmark)
     for start in range(0, len(order), ROW_BATCH):
-        batch = shown.take(pa.array(order[start : start + ROW_BATCH], pa.int64()))
-        yield [_row(r) for r in batch.to_pylist()]
+        yield _batch_rows(shown.take(order.slice(start, ROW_BATCH)))
 
 
 def table_rows(table: pa.Table, benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
@@ -192,24 +233,26 @@ def flat(r: dict[str, Any]) -> dict[str, Any]:
 
 def json_bytes(rs: Iterable[dict[str, Any]]) -> bytes:
     """UTF-8 JSON of rows: key order kept, two-space indent (the text ``json.dumps(indent=2, ensure_ascii=False)``
-    gives for these rows).
+    gives for these rows, and a final line break).
 
     orjson, because the standard library's encoder is pure Python once it indents: thousands of rows cost
     more to print than to load. Rows hold no NaN: reports are validated at the boundary and a runs table read
     from disk is checked (:func:`memeval_core.pmb.runs_table.checked`)."""
-    return b"".join(json_chunks(rs))
+    return b"".join(json_chunks([list(rs)]))
 
 
-def json_chunks(rs: Iterable[dict[str, Any]]) -> Iterator[bytes]:
-    """:func:`json_bytes` row by row, so rows can be printed as they are made.
+def json_chunks(batches: Iterable[Sequence[dict[str, Any]]]) -> Iterator[bytes]:
+    """:func:`json_bytes` of the rows of ``batches``, a batch at a time, so rows can be printed as they are made.
 
-    A row's own indented text, each line indented two more spaces, is its text inside the list: JSON strings
-    hold no raw line break (orjson writes it as ``\\n``), so every line break is the layout's."""
+    A batch's indented text is that of its rows inside the whole list: ``[`` + a line break, the rows
+    separated by ``,`` + a line break, a line break + ``]``. Each batch's text without its brackets is
+    therefore a piece of the whole, the pieces joined by commas."""
     first = True
-    for r in rs:
-        text = orjson.dumps(r, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n  ")
-        yield (b"[\n  " if first else b",\n  ") + text
-        first = False
+    for batch in batches:
+        if batch:
+            text = orjson.dumps(batch, option=orjson.OPT_INDENT_2)
+            yield (b"[" if first else b",") + text[1:-2]  # from the line break after "[" to the last row's end
+            first = False
     yield b"[]\n" if first else b"\n]\n"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 
 import pytest
 
@@ -121,8 +122,45 @@ def test_rows_of_the_runs_table_in_batches_are_the_rows_of_the_runs(
     assert all(len(b) == 5 for b in batches[:-1]) and 0 < len(batches[-1]) <= 5
 
 
-def test_json_row_by_row_is_the_standard_librarys_indented_text() -> None:
+def test_ties_keep_the_order_of_the_runs_as_the_per_row_oracle_does() -> None:
+    import pyarrow as pa
+
+    from memeval_core.pmb.runs_table import runs_table
+
+    table = runs_table(load_pmb(require(PMB_DIR)).runs)
+    # Every rank key the same: runs tie, and only the table's order (single-turn runs first) decides.
+    keys = {"display_name": "same", "active_retrieval": 3, "passed": 9, "mean_precision": 0.5, "mean_drift": 0.25}
+    for name, value in keys.items():
+        table = table.set_column(table.schema.get_field_index(name), name, pa.array([value] * len(table)))
+    for benchmark in (None, "pmb-single-turn", "pmb-session"):
+        oracle = leaderboard._ranked([leaderboard._row(r) for r in table.to_pylist()], benchmark)  # type: ignore[arg-type]
+        assert leaderboard.table_rows(table, benchmark) == oracle  # type: ignore[arg-type]
+    in_table = table.select(["run_id", "benchmark"]).to_pylist()
+    want = [r["run_id"] for b in ("pmb-single-turn", "pmb-session") for r in in_table if r["benchmark"] == b]
+    assert [r["run_id"] for r in leaderboard.table_rows(table)] == want
+
+
+def test_arrow_rounding_is_the_python_rounding_bit_for_bit() -> None:
+    import random
+
+    import pyarrow as pa
+
+    from memeval_core.rounding import js_round
+
+    rng = random.Random(19)
+    values = [rng.random() * 10 ** rng.randint(-6, 4) for _ in range(20_000)]
+    values += [k / 2 * 10.0**-d for d in (2, 4) for k in range(-3, 400)]  # exact halves and their neighbours
+    values += [0.0, -0.0, 1e-17, 0.99995, 0.00005, 0.12345, 2.675, 1.005, -0.00005]
+    for decimals in (2, 4):
+        arrow = leaderboard._js_round(pa.chunked_array([[*values, None]]), decimals).to_pylist()  # type: ignore[list-item]
+        assert arrow == [js_round(v, decimals) for v in values] + [None]
+        assert [math.copysign(1, a) for a in arrow[:-1]] == [math.copysign(1, js_round(v, decimals)) for v in values]
+
+
+def test_json_batch_by_batch_is_the_standard_librarys_indented_text() -> None:
     rs = leaderboard.rows(load_pmb(require(PMB_DIR)).runs)
-    for some in (rs, rs[:1], []):
-        text = b"".join(leaderboard.json_chunks(some)).decode()
+    for batches in ([rs], [rs[:1]], [], [[]], [rs[:5], [], rs[5:6], rs[6:]]):
+        some = [r for b in batches for r in b]
+        text = b"".join(leaderboard.json_chunks(batches)).decode()
         assert text == json.dumps(some, indent=2, ensure_ascii=False) + "\n"
+        assert leaderboard.to_json(some) == text
