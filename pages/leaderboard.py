@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import streamlit as st
 
 from memeval_core import labels, leaderboard
-from memeval_core.explore.home import made_by
+from memeval_core.explore.home import made_by, verification_badge
 from memeval_core.pmb.run import BENCHMARKS, Benchmark
 from pages import ui
 
@@ -32,9 +32,7 @@ def table(runs: pa.Table, benchmark: Benchmark) -> pd.DataFrame:
     rows = leaderboard.table_rows(runs, benchmark)
     df = pd.DataFrame([leaderboard.flat(r) for r in rows])
     df.insert(0, RANK, range(1, len(df) + 1))
-    df.insert(
-        list(df.columns).index("display_name") + 1, "status", [ui.verification_badge(r["mismatches"]) for r in rows]
-    )
+    df.insert(list(df.columns).index("display_name") + 1, "status", [verification_badge(r["mismatches"]) for r in rows])
     if benchmark != "pmb-session":
         df = df.drop(columns="mean_drift")
     # What each report says about how it was made (memeval's runner: package, version, day, wrapper URL).

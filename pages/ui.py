@@ -438,15 +438,7 @@ VERIFICATION_BADGE_HELP = (
     "✓ verified: every value the report states matches its re-derived value; "
     "✗ N mismatches: N stated values differ (listed under the table)."
 )
-"""Help text for a column of :func:`verification_badge` values."""
-
-
-def verification_badge(mismatches: Sequence[str]) -> str:
-    """``✓ verified``, or ``✗ N mismatch(es)`` when stated values differ from the re-derived ones."""
-    n = len(mismatches)
-    if n == 0:
-        return "✓ verified"
-    return f"✗ {n} mismatch{'es' if n != 1 else ''}"
+"""Help text for a column of :func:`memeval_core.explore.home.verification_badge` values."""
 
 
 def empty_state(loaded: Loaded) -> None:

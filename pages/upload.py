@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from memeval_core import labels, leaderboard, settings
+from memeval_core.explore.home import verification_badge
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.locomo import find_locomo
 from memeval_core.store import add_files
@@ -53,7 +54,7 @@ for f in files:
 def preview_row(r: dict[str, Any], kind: str) -> dict[str, Any]:
     """One provisional row of an uploaded run (machine keys)."""
     if kind == "pmb":
-        score, badge = {"passed": r["passed"]}, ui.verification_badge(r["mismatches"])
+        score, badge = {"passed": r["passed"]}, verification_badge(r["mismatches"])
     else:
         reasons = "; ".join(r["not_publishable_because"])
         score, badge = {"accuracy": r["accuracy"]}, "✓ publishable" if r["publishable"] else f"diagnostic: {reasons}"

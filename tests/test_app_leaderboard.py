@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from memeval_core import labels
 from memeval_core.catalogue import default_catalogue
+from memeval_core.explore.home import verification_badge
 from memeval_core.sync import BASELINE_DIR
 from pages import ui
 from tests.github_standin import GitHubStandIn
@@ -349,9 +350,9 @@ def test_md_escape_neutralises_markdown() -> None:
 
 
 def test_verification_badge() -> None:
-    assert ui.verification_badge([]) == "✓ verified"
-    assert ui.verification_badge(["x"]) == "✗ 1 mismatch"
-    assert ui.verification_badge(["x", "y"]) == "✗ 2 mismatches"
+    assert verification_badge([]) == "✓ verified"
+    assert verification_badge(["x"]) == "✗ 1 mismatch"
+    assert verification_badge(["x", "y"]) == "✗ 2 mismatches"
 
 
 def test_sort_frame_puts_missing_values_last() -> None:
