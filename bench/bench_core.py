@@ -11,7 +11,8 @@ At each size, each in a fresh interpreter:
 - the floor: read and ``orjson``-parse every JSON file once;
 - start-up: ``python -m memeval_core leaderboard`` on an empty folder;
 - cold: the leaderboard with the cache off; first: with an empty cache (writes it); warm: the same cache again,
-  in paired rounds (a start-up, then a warm start), the median of whose differences is the warm figure.
+  in paired rounds (a start-up, then a warm start), the median of whose differences is the warm figure
+  (``warm_beyond_startup_s``; ``warm_s`` and ``startup_s`` are the best starts, so they need not differ by it).
 
 Targets: cold - start-up <= 2x the floor; warm - start-up <= 0.5 s; peak RSS <= 1 GiB cold and <= 300 MiB
 warm; warm memory flat in the number of runs. The leaderboard of every start must be the same. Peaks are the
@@ -118,10 +119,19 @@ def _met(point: dict[str, Any]) -> dict[str, bool]:
     }
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def _options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", default="900x100,4500x500,10000x1000", help="PMBxLoCoMo run counts, comma-separated")
     parser.add_argument("--repeat", type=int, default=2, help="starts of each kind per size; the best counts")
-    parser.add_argument("--warm-rounds", type=int, default=7, help="paired start-up + warm rounds per size")
+    parser.add_argument(
+        "--warm-rounds", type=_positive, default=7, help="paired start-up + warm rounds per size (at least 1)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

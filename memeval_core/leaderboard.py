@@ -128,14 +128,15 @@ def _rank_key(r: dict[str, Any]) -> tuple[Any, ...]:
 
 
 RANK_ORDER: tuple[tuple[str, str], ...] = (
-    ("later_benchmark", "ascending"),
-    ("active_retrieval", "descending"),
-    ("passed", "descending"),
-    ("drift_or_zero", "ascending"),
-    ("precision_or_zero", "descending"),
-    ("display_name", "ascending"),
+    ("later_benchmark", "ascending"),  # single-turn runs first
+    ("active_retrieval", "descending"),  # -r["pass_types"]["active_retrieval"]
+    ("passed", "descending"),  # -r["passed"]
+    ("drift_or_zero", "ascending"),  # r["mean_drift"], 0.0 when None
+    ("precision_or_zero", "descending"),  # -(r["mean_precision"] or 0.0)
+    ("display_name", "ascending"),  # r["display_name"]
 )
-""":func:`_rank_key` as sort keys over the columns of :func:`_rank_inputs` (a stable sort: ties keep table order)."""
+""":func:`_rank_key` (:func:`sort_key` after the benchmark) as sort keys over the columns of :func:`_rank_inputs`,
+in one stable sort: ties keep the table's order, as Python's ``sorted`` keeps the list's."""
 
 ROW_BATCH = 250
 """Rows converted to Python values at a time by :func:`row_batches`."""
@@ -143,12 +144,13 @@ ROW_BATCH = 250
 
 def _js_round(values: pa.ChunkedArray, decimals: int) -> pa.ChunkedArray:
     """:func:`memeval_core.rounding.js_round` of every value, nulls kept: ``floor(x * 10**d + 0.5) / 10**d``, the
-    same IEEE operations in the same order, so the same values bit for bit."""
+    same IEEE operations in the same order, so the same values bit for bit (files state no duration above
+    :data:`memeval_core.rounding.MAX_MS`, so ``x * 10**d`` stays finite)."""
     scale = 10.0**decimals
     return pc.divide(pc.floor(pc.add(pc.multiply(values, scale), 0.5)), scale)
 
 
-def _shown(table: pa.Table) -> pa.Table:
+def _row_columns(table: pa.Table) -> pa.Table:
     """The columns of :data:`_ROW_INPUTS` with each number as :func:`_row` states it (rounded; drift of session
     runs only)."""
     columns = {name: table[name] for name in _ROW_INPUTS}
@@ -163,7 +165,7 @@ def _shown(table: pa.Table) -> pa.Table:
 
 
 def _rank_inputs(shown: pa.Table) -> pa.Table:
-    """The columns :data:`RANK_ORDER` sorts, from :func:`_shown`'s."""
+    """The columns :data:`RANK_ORDER` sorts, from :func:`_row_columns`'s."""
     return pa.table(
         {
             "later_benchmark": pc.not_equal(shown["benchmark"], "pmb-single-turn"),
@@ -177,6 +179,7 @@ def _rank_inputs(shown: pa.Table) -> pa.Table:
 
 
 def _ranked_order(shown: pa.Table, benchmark: Benchmark | None) -> pa.Array:
+    """Positions of the rows of :func:`_row_columns` in rank order, of one benchmark's runs when one is given."""
     order = pc.sort_indices(_rank_inputs(shown), sort_keys=RANK_ORDER)
     if benchmark is None:
         return order
@@ -184,7 +187,7 @@ def _ranked_order(shown: pa.Table, benchmark: Benchmark | None) -> pa.Array:
 
 
 def _batch_rows(shown: pa.Table) -> list[dict[str, Any]]:
-    """:func:`_row` of every row of :func:`_shown`'s columns, converted column by column."""
+    """:func:`_row` of every row of :func:`_row_columns`'s, converted column by column."""
     values = {name: shown[name].to_pylist() for name in shown.column_names}
     counts = zip(*(values[name] for name in PASS_TYPES), strict=True)
     values["pass_types"] = [dict(zip(PASS_TYPES, row, strict=True)) for row in counts]
@@ -197,7 +200,7 @@ def row_batches(table: pa.Table, benchmark: Benchmark | None = None) -> Iterator
     """:func:`table_rows` in batches of :data:`ROW_BATCH`: one batch at a time is held as Python values, so
     printing every row of a large table takes little memory. Ranked and rounded in Arrow; :func:`rows` is the
     per-row oracle."""
-    shown = _shown(table)
+    shown = _row_columns(table)
     order = _ranked_order(shown, benchmark)
     for start in range(0, len(order), ROW_BATCH):
         yield _batch_rows(shown.take(order.slice(start, ROW_BATCH)))
@@ -251,7 +254,7 @@ def json_chunks(batches: Iterable[Sequence[dict[str, Any]]]) -> Iterator[bytes]:
     for batch in batches:
         if batch:
             text = orjson.dumps(batch, option=orjson.OPT_INDENT_2)
-            yield (b"[" if first else b",") + text[1:-2]  # from the line break after "[" to the last row's end
+            yield (b"[" if first else b",") + text.removeprefix(b"[").removesuffix(b"\n]")
             first = False
     yield b"[]\n" if first else b"\n]\n"
 

@@ -11,6 +11,9 @@ import math
 
 RATIO_DECIMALS = 4
 MS_DECIMALS = 2
+MAX_MS = 1e12
+"""The longest duration a file may state, in milliseconds (about 32 years): a larger one is an error in the file.
+Bounding it keeps every sum and rounding of durations finite (``value * 10**decimals`` cannot overflow)."""
 
 
 def js_round(value: float, decimals: int) -> float:

@@ -149,8 +149,9 @@ def test_arrow_rounding_is_the_python_rounding_bit_for_bit() -> None:
 
     rng = random.Random(19)
     values = [rng.random() * 10 ** rng.randint(-6, 4) for _ in range(20_000)]
-    values += [k / 2 * 10.0**-d for d in (2, 4) for k in range(-3, 400)]  # exact halves and their neighbours
-    values += [0.0, -0.0, 1e-17, 0.99995, 0.00005, 0.12345, 2.675, 1.005, -0.00005]
+    values += [k / 2 * 10.0**-d for d in (2, 4) for k in range(-400, 400)]  # decimal halves and the grid between
+    values += [math.nextafter(v, math.inf) for v in values[-1600:]] + [math.nextafter(v, 0) for v in values[-1600:]]
+    values += [0.0, -0.0, 1e-17, 5e-324, 0.99995, 0.00005, 0.12345, 2.675, 1.005, -0.00005, 1e11 + 0.005, 1e12]
     for decimals in (2, 4):
         arrow = leaderboard._js_round(pa.chunked_array([[*values, None]]), decimals).to_pylist()  # type: ignore[list-item]
         assert arrow == [js_round(v, decimals) for v in values] + [None]
@@ -159,7 +160,9 @@ def test_arrow_rounding_is_the_python_rounding_bit_for_bit() -> None:
 
 def test_json_batch_by_batch_is_the_standard_librarys_indented_text() -> None:
     rs = leaderboard.rows(load_pmb(require(PMB_DIR)).runs)
-    for batches in ([rs], [rs[:1]], [], [[]], [rs[:5], [], rs[5:6], rs[6:]]):
+    odd = {**rs[0], "display_name": 'a "b"\n]\n  [c\u2028', "mismatches": ["x\n]", "[", "\x1f é"]}
+    rs = [*rs, odd]
+    for batches in ([rs], [rs[:1]], [], [[]], [rs[:5], [], rs[5:6], rs[6:]], [[odd], [odd]]):
         some = [r for b in batches for r in b]
         text = b"".join(leaderboard.json_chunks(batches)).decode()
         assert text == json.dumps(some, indent=2, ensure_ascii=False) + "\n"

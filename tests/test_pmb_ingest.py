@@ -152,6 +152,14 @@ def test_negative_latency_is_rejected_with_its_path(results_with) -> None:  # ty
     assert err.path == "$.cases[7].retrievalLatencyMs"
 
 
+def test_a_latency_beyond_any_run_is_rejected_with_its_path(results_with) -> None:  # type: ignore[no-untyped-def]
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["cases"][5]["retrievalLatencyMs"] = 1e307  # finite, but rounding it to 2 decimals would overflow
+
+    err = _only_error(results_with(mutate=mutate))
+    assert err.path == "$.cases[5].retrievalLatencyMs" and "less than or equal to 1000000000000" in err.message
+
+
 def test_unknown_case_id(results_with) -> None:  # type: ignore[no-untyped-def]
     def mutate(d):  # type: ignore[no-untyped-def]
         d["cases"][9]["caseId"] = "no-such-case"

@@ -96,6 +96,7 @@ def test_columns_round_trip_through_records() -> None:
     [
         ({"benchmark": "b"}, r"\$\.question_id: Field required"),
         ({"benchmark": "b", "question_id": "q", "latency_ms": -1}, r"\$\.latency_ms: Input should be greater"),
+        ({"benchmark": "b", "question_id": "q", "latency_ms": 1e307}, r"\$\.latency_ms: Input should be less"),
         ({"benchmark": "b", "question_id": "q", "verdicts": [{"judge": "j", "score": 2}]}, r"\$\.verdicts\[0\]: Value"),
     ],
 )

@@ -12,8 +12,11 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from memeval_core.rounding import MAX_MS
+
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
-NonNegFloat = Annotated[float, Field(allow_inf_nan=False, ge=0)]
+Milliseconds = Annotated[float, Field(allow_inf_nan=False, ge=0, le=MAX_MS)]
+"""A duration: finite, not negative, at most :data:`memeval_core.rounding.MAX_MS`."""
 Ratio = Annotated[float, Field(allow_inf_nan=False, ge=0, le=1)]
 
 
@@ -228,11 +231,11 @@ class CategoryBreakdown(PmbModel):
 class RetrievalSummary(PmbModel):
     """The aggregates a report states about itself; every one is re-derived and verified."""
 
-    mean_latency_ms: NonNegFloat | None = None
+    mean_latency_ms: Milliseconds | None = None
     """Mean per-case latency (2 decimals)."""
-    p50_latency_ms: NonNegFloat | None = None
+    p50_latency_ms: Milliseconds | None = None
     """Median per-case latency by nearest rank."""
-    p95_latency_ms: NonNegFloat | None = None
+    p95_latency_ms: Milliseconds | None = None
     """95th percentile per-case latency by nearest rank."""
     case_count: int | None = None
     """Cases in the fixture (sessions: session cases)."""
@@ -261,7 +264,7 @@ class BeliefIngestion(PmbModel):
 
     belief_id: str
     """Belief id."""
-    latency_ms: NonNegFloat
+    latency_ms: Milliseconds
     """Time to ingest it."""
 
 
@@ -270,9 +273,9 @@ class Ingestion(PmbModel):
 
     belief_count: int = 0
     """Beliefs ingested."""
-    total_ms: NonNegFloat = 0.0
+    total_ms: Milliseconds = 0.0
     """Total ingestion time (2 decimals)."""
-    mean_per_belief_ms: NonNegFloat = 0.0
+    mean_per_belief_ms: Milliseconds = 0.0
     """Mean time per belief (2 decimals)."""
     per_belief: list[BeliefIngestion] = []
     """Per-belief timings."""
@@ -303,7 +306,7 @@ class SingleTurnEntry(PmbModel):
     """Stated verdict."""
     failures: list[str] = []
     """Stated failure messages."""
-    retrieval_latency_ms: NonNegFloat
+    retrieval_latency_ms: Milliseconds
     """Time to build the context for this case."""
 
 
@@ -332,7 +335,7 @@ class SessionEntry(PmbModel):
     """Stated verdict."""
     failures: list[str] = []
     """Stated failure messages."""
-    retrieval_latency_ms: NonNegFloat
+    retrieval_latency_ms: Milliseconds
     """Time to build the context for this turn."""
     retrieval_precision: Ratio | None = None
     """Stated precision."""

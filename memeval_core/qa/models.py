@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memeval_core.rounding import MAX_MS
 from memeval_core.versioning import migrate
 
 SCHEMA_VERSION = 1
@@ -31,7 +32,8 @@ Scale = Literal["binary", "rubric-0-5", "unit"]
 """How a judge scores: ``binary`` (0 or 1), ``rubric-0-5`` (0..5, rescaled by /5), ``unit`` (any value in [0, 1])."""
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
-NonNegFloat = Annotated[float, Field(allow_inf_nan=False, ge=0)]
+Milliseconds = Annotated[float, Field(allow_inf_nan=False, ge=0, le=MAX_MS)]
+"""A duration: finite, not negative, at most :data:`memeval_core.rounding.MAX_MS`."""
 UnitFloat = Annotated[float, Field(allow_inf_nan=False, ge=0, le=1)]
 
 
@@ -94,9 +96,9 @@ class QaQuestion(QaModel):
     """Ids of the gold evidence (LoCoMo: ``dia_id`` of the evidence turns), when known."""
     verdicts: list[Verdict] = []
     """Every judge verdict on this answer (several judges, or repeated runs of one judge)."""
-    latency_ms: NonNegFloat | None = None
+    latency_ms: Milliseconds | None = None
     """End-to-end time to answer (retrieval + generation), milliseconds, when recorded."""
-    retrieval_latency_ms: NonNegFloat | None = None
+    retrieval_latency_ms: Milliseconds | None = None
     """Retrieval (search) time alone, milliseconds, when recorded."""
     tokens: int | None = None
     """Tokens spent answering (prompt + context + completion as the harness counts them), when recorded."""
