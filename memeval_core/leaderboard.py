@@ -164,26 +164,29 @@ def _row_columns(table: pa.Table) -> pa.Table:
     return pa.table(columns)
 
 
-def _rank_inputs(shown: pa.Table) -> pa.Table:
-    """The columns :data:`RANK_ORDER` sorts, from :func:`_row_columns`'s."""
+def _rank_inputs(table: pa.Table) -> pa.Table:
+    """The columns :data:`RANK_ORDER` sorts, from a runs table's (rounded as :func:`_row` rounds them)."""
+    session = pc.equal(table["benchmark"], "pmb-session")
+    drift = pc.if_else(session, _js_round(table["mean_drift"], RATIO_DECIMALS), 0.0)
     return pa.table(
         {
-            "later_benchmark": pc.not_equal(shown["benchmark"], "pmb-single-turn"),
-            "active_retrieval": shown["active_retrieval"],
-            "passed": shown["passed"],
-            "drift_or_zero": pc.fill_null(shown["mean_drift"], 0.0),
-            "precision_or_zero": pc.fill_null(shown["mean_precision"], 0.0),
-            "display_name": shown["display_name"],
+            "later_benchmark": pc.not_equal(table["benchmark"], "pmb-single-turn"),
+            "active_retrieval": table["active_retrieval"],
+            "passed": table["passed"],
+            "drift_or_zero": pc.fill_null(drift, 0.0),
+            "precision_or_zero": pc.fill_null(_js_round(table["mean_precision"], RATIO_DECIMALS), 0.0),
+            "display_name": table["display_name"],
         }
     )
 
 
-def _ranked_order(shown: pa.Table, benchmark: Benchmark | None) -> pa.Array:
-    """Positions of the rows of :func:`_row_columns` in rank order, of one benchmark's runs when one is given."""
-    order = pc.sort_indices(_rank_inputs(shown), sort_keys=RANK_ORDER)
+def rank_order(table: pa.Table, benchmark: Benchmark | None = None) -> pa.Array:
+    """Positions of a runs table's rows in rank order (:func:`sort_key`), of one benchmark's runs when one is
+    given: ``table.select(columns).take(rank_order(table))`` is a board of just those columns."""
+    order = pc.sort_indices(_rank_inputs(table), sort_keys=RANK_ORDER)
     if benchmark is None:
         return order
-    return pc.filter(order, pc.equal(pc.take(shown["benchmark"], order), benchmark))
+    return pc.filter(order, pc.equal(pc.take(table["benchmark"], order), benchmark))
 
 
 def _batch_rows(shown: pa.Table) -> list[dict[str, Any]]:
@@ -201,7 +204,7 @@ def row_batches(table: pa.Table, benchmark: Benchmark | None = None) -> Iterator
     printing every row of a large table takes little memory. Ranked and rounded in Arrow; :func:`rows` is the
     per-row oracle."""
     shown = _row_columns(table)
-    order = _ranked_order(shown, benchmark)
+    order = rank_order(table, benchmark)
     for start in range(0, len(order), ROW_BATCH):
         yield _batch_rows(shown.take(order.slice(start, ROW_BATCH)))
 

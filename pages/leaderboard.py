@@ -32,7 +32,8 @@ def table(runs: pa.Table, benchmark: Benchmark) -> pd.DataFrame:
     rows = leaderboard.table_rows(runs, benchmark)
     df = pd.DataFrame([leaderboard.flat(r) for r in rows])
     df.insert(0, RANK, range(1, len(df) + 1))
-    df.insert(list(df.columns).index("display_name") + 1, "status", [verification_badge(r["mismatches"]) for r in rows])
+    badges = [verification_badge(len(r["mismatches"])) for r in rows]
+    df.insert(list(df.columns).index("display_name") + 1, "status", badges)
     if benchmark != "pmb-session":
         df = df.drop(columns="mean_drift")
     # What each report says about how it was made (memeval's runner: package, version, day, wrapper URL).

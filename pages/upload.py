@@ -54,7 +54,7 @@ for f in files:
 def preview_row(r: dict[str, Any], kind: str) -> dict[str, Any]:
     """One provisional row of an uploaded run (machine keys)."""
     if kind == "pmb":
-        score, badge = {"passed": r["passed"]}, verification_badge(r["mismatches"])
+        score, badge = {"passed": r["passed"]}, verification_badge(len(r["mismatches"]))
     else:
         reasons = "; ".join(r["not_publishable_because"])
         score, badge = {"accuracy": r["accuracy"]}, "✓ publishable" if r["publishable"] else f"diagnostic: {reasons}"

@@ -350,9 +350,9 @@ def test_md_escape_neutralises_markdown() -> None:
 
 
 def test_verification_badge() -> None:
-    assert verification_badge([]) == "✓ verified"
-    assert verification_badge(["x"]) == "✗ 1 mismatch"
-    assert verification_badge(["x", "y"]) == "✗ 2 mismatches"
+    assert verification_badge(0) == "✓ verified"
+    assert verification_badge(1) == "✗ 1 mismatch"
+    assert verification_badge(2) == "✗ 2 mismatches"
 
 
 def test_sort_frame_puts_missing_values_last() -> None:

@@ -32,6 +32,28 @@ def boards(shared_data: Path) -> list[home.Board]:
     return home.all_boards(runs_table(pmb.runs), pmb.fixture, qa.runs)
 
 
+def test_pmb_boards_are_the_leaderboard_rows_of_their_suite(shared_data: Path) -> None:
+    from memeval_core import leaderboard
+    from memeval_core.pmb.ingest import load_pmb
+
+    if not (shared_data / "precisionmembench").is_dir():
+        pytest.skip(f"{shared_data} lacks the public PMB data")
+    runs = load_pmb(shared_data / "precisionmembench").runs
+    for benchmark in ("pmb-single-turn", "pmb-session"):
+        board = home.pmb_board(runs_table(runs), benchmark, None)
+        assert board is not None
+        got = board.frame[["rank", "run_id", "display_name", "items", "badge"]].to_dict("records")
+        rows = leaderboard.rows(runs, benchmark)  # the per-row oracle
+        want = [
+            {"rank": i, "run_id": r["run_id"], "display_name": r["display_name"], "items": r["cases"],
+             "badge": home.verification_badge(len(r["mismatches"]))}
+            for i, r in enumerate(rows, start=1)
+        ]  # fmt: skip
+        assert got == want
+        assert list(board.frame["score"]) == [r["passed"] / r["cases"] for r in rows]
+        assert any(b != "✓ verified" for b in board.frame["badge"]) or benchmark == "pmb-session"
+
+
 def test_pmb_board_keeps_the_rank_and_adds_the_references(boards: list[home.Board]) -> None:
     single = boards[0]
     assert single.benchmark == "pmb-single-turn" and single.score_name == "Pass rate"

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memeval_core import labels, leaderboard
 from memeval_core.catalogue import CatalogueError, upstream_of, upstream_record
@@ -133,34 +134,39 @@ def _row(
     }
 
 
-def verification_badge(mismatches: Sequence[str]) -> str:
-    """``✓ verified``, or ``✗ N mismatch(es)`` when stated values differ from the re-derived ones."""
-    n = len(mismatches)
+def verification_badge(n_mismatches: int) -> str:
+    """``✓ verified``, or ``✗ N mismatch(es)`` when N stated values differ from the re-derived ones."""
+    n = n_mismatches
     return "✓ verified" if n == 0 else f"✗ {n} mismatch{'es' if n != 1 else ''}"
+
+
+BOARD_INPUTS = ("run_id", "display_name", "passed", "cases", "source", "sha256", "provenance")
+"""The runs-table columns a PMB board reads besides the number of mismatches."""
 
 
 def pmb_board(runs: pa.Table, benchmark: Benchmark, fixture: PmbFixture | None) -> Board | None:
     """The board of one PMB suite from the runs table (:mod:`memeval_core.pmb.runs_table`), references included
-    when the fixture is known; None without runs."""
-    rows = leaderboard.table_rows(runs, benchmark)
-    if not rows:
+    when the fixture is known; None without runs. Reads only :data:`BOARD_INPUTS` and the mismatch counts."""
+    order = leaderboard.rank_order(runs, benchmark)
+    if not len(order):
         return None
-    listed = runs.select(["run_id", "source", "sha256", "provenance"]).to_pylist()
-    files = {r["run_id"]: (r["source"], r["sha256"]) for r in listed}
-    provenance = {r["run_id"]: [(p["key"], p["value"]) for p in r["provenance"]] for r in listed}
+    ranked = runs.select(list(BOARD_INPUTS)).take(order).to_pydict()
+    mismatches = pc.list_value_length(runs["mismatches"]).take(order).to_pylist()
     out = [
         _row(
-            i,
-            r["display_name"],
-            r["passed"] / r["cases"] if r["cases"] else None,
-            r["passed"],
-            r["cases"],
-            verification_badge(r["mismatches"]),
-            r["run_id"],
-            provenance=provenance[r["run_id"]],
+            rank,
+            name,
+            passed / cases if cases else None,
+            passed,
+            cases,
+            verification_badge(n_mismatches),
+            run_id,
+            provenance=[(p["key"], p["value"]) for p in provenance],
         )
-        | _upstream(*files[r["run_id"]])
-        for i, r in enumerate(rows, start=1)
+        | _upstream(source, sha256)
+        for rank, (run_id, name, passed, cases, source, sha256, provenance, n_mismatches) in enumerate(
+            zip(*ranked.values(), mismatches, strict=True), start=1
+        )
     ]
     if fixture is not None:
         for name in REFERENCE_NAMES:
