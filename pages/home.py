@@ -18,6 +18,8 @@ DIAGNOSTIC = "#adb5bd"
 REFERENCE = "#c92a2a"
 REFERENCE_DASH = {"Reference: returns nothing": "dash", "Reference: returns everything": "dot"}
 ROW_PX = 28
+LABEL_PX = 18
+"""Height of one reference line's label row above the plot."""
 CHART_RUNS = 40
 """Bars per chart: a bar per run stops being readable long before a thousand runs (the table lists them all)."""
 
@@ -26,7 +28,7 @@ def figure(board: Board) -> go.Figure:
     """Horizontal bars of the score with their 95% intervals, best on top (the first :data:`CHART_RUNS`; the
     table lists every run); references as vertical lines."""
     runs = board.runs.head(CHART_RUNS)
-    shown = f"top {len(runs)} of {len(board.runs)} systems" if len(runs) < len(board.runs) else "system"
+    shown = f"top {len(runs):,} of {len(board.runs):,} systems" if len(runs) < len(board.runs) else "system"
     names = [ui.chart_text(n) for n in runs["display_name"]]
     diagnostic = runs["badge"].str.startswith("diagnostic")
     fig = go.Figure(
@@ -54,15 +56,26 @@ def figure(board: Board) -> go.Figure:
         name = str(ref["display_name"]).removeprefix("Reference: ")
         x = 100 * float(ref["score"])
         fig.add_vline(x=x, line_dash=REFERENCE_DASH.get(str(ref["display_name"]), "dash"), line_color=REFERENCE)
-        # One label per line, each on its own row above the plot, so close lines never overlap their labels.
+        # One label per line, each on its own row just above the plot (a fixed number of pixels per row, however
+        # tall the plot), so close lines never overlap their labels.
         fig.add_annotation(
-            x=x, y=1 + 0.07 * level, yref="paper", yanchor="bottom", xanchor="left" if x < 60 else "right",
-            showarrow=False, font={"size": 11, "color": REFERENCE}, text=f"{name}: {x:.1f}%",
+            x=x, y=1, yref="paper", yshift=4 + LABEL_PX * level, yanchor="bottom",
+            xanchor="left" if x < 60 else "right", showarrow=False, font={"size": 11, "color": REFERENCE},
+            text=f"{name}: {x:.1f}%",
         )  # fmt: skip
     fig.update_layout(
-        title={"text": f"{board.score_name} by {shown}, {ui.chart_text(board.title)}", "x": 0, "font": {"size": 15}},
-        height=max(260, ROW_PX * len(runs) + 110 + 22 * len(refs)),
-        margin={"l": 10, "r": 20, "t": 60 + 22 * len(refs), "b": 50},
+        # Two lines: a long benchmark name on the first would run past the chart's edge (titles do not wrap).
+        title={
+            "text": f"{board.score_name} by {shown}<br>{ui.chart_text(board.title)}",
+            "x": 0,
+            "y": 1,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": 24},
+            "font": {"size": 15},
+        },
+        height=max(260, ROW_PX * len(runs) + 130 + LABEL_PX * len(refs)),
+        margin={"l": 10, "r": 20, "t": 90 + LABEL_PX * len(refs), "b": 50},
         xaxis={
             "title": {"text": f"{board.score_name} (% of {board.item_name}), 95% interval"},
             "range": [0, 100],
@@ -104,7 +117,7 @@ def board_section(board: Board, index: int) -> None:
         below, n = finding
         nothing = board.frame[board.frame["display_name"] == "Reference: returns nothing"].iloc[0]
         st.markdown(
-            f":red-background[**{below} of {n} runs pass fewer cases than a system that returns nothing**] "
+            f":red-background[**{below:,} of {n:,} runs pass fewer cases than a system that returns nothing**] "
             f"({labels.rate(nothing['score'])}, {round(float(nothing['score']) * float(nothing['items']))} of "
             f"{int(nothing['items'])} cases)."
         )

@@ -37,6 +37,11 @@ def test_one_board_per_benchmark_with_its_chart() -> None:
     assert first["data"][0]["y"][0] == "tenure"
     lines = sorted(round(s["x0"], 1) for s in first["layout"]["shapes"])
     assert lines == [1.3, 28.6], "the reference systems as vertical lines"
+    # Their labels sit in rows of a fixed height just above the plot, however tall it is; the title above them
+    # holds the benchmark on a line of its own, so a long name never runs past the chart.
+    notes = first["layout"]["annotations"]
+    assert [(n["y"], n["yref"]) for n in notes] == [(1, "paper")] * 2 and len({n["yshift"] for n in notes}) == 2
+    assert first["layout"]["title"]["text"] == "Pass rate by system<br>PrecisionMemBench · single-turn"
 
 
 def test_the_table_ranks_and_badges() -> None:
