@@ -55,10 +55,11 @@ def heatmap_figure(pivot: pd.DataFrame, metric: Metric, title: str) -> go.Figure
         )
     )
     fig.update_layout(
-        title={"text": title, "x": 0, "font": {"size": 15}},
+        # The categories above the cells, under the title: a tall map shows its column names on the first screen.
+        title=ui.top_title(title),
         height=max(300, 30 * len(pivot.index) + 230),
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        xaxis={"side": "bottom", "tickangle": -45, "automargin": True, "title": {"text": "Category"}},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        xaxis={"side": "top", "tickangle": -45, "automargin": True, "title": {"text": "Category"}},
         yaxis={"autorange": "reversed", "title": {"text": "System"}},
     )
     return fig
@@ -131,7 +132,7 @@ def charted_count(n_runs: int) -> int:
     if n_runs <= CHART_LIMIT:
         return n_runs
     return ui.number_param(
-        f"Providers in the charts (leaders first; tables and downloads list all {n_runs})",
+        f"Providers in the charts (leaders first; tables and downloads list all {n_runs:,})",
         "top",
         CHART_LIMIT,
         1,

@@ -65,15 +65,7 @@ def figure(board: Board) -> go.Figure:
         )  # fmt: skip
     fig.update_layout(
         # Two lines: a long benchmark name on the first would run past the chart's edge (titles do not wrap).
-        title={
-            "text": f"{board.score_name} by {shown}<br>{ui.chart_text(board.title)}",
-            "x": 0,
-            "y": 1,
-            "yref": "container",
-            "yanchor": "top",
-            "pad": {"t": 24},
-            "font": {"size": 15},
-        },
+        title=ui.top_title(f"{board.score_name} by {shown}<br>{ui.chart_text(board.title)}", pad_px=24),
         height=max(260, ROW_PX * len(runs) + 130 + LABEL_PX * len(refs)),
         margin={"l": 10, "r": 20, "t": 90 + LABEL_PX * len(refs), "b": 50},
         xaxis={

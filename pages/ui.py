@@ -753,6 +753,13 @@ def chart_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def top_title(text: str, pad_px: int = 12) -> dict[str, Any]:
+    """A plotly title pinned to the top of the figure, ``pad_px`` below its edge, left-aligned: it stays clear of
+    what a chart puts above its plot (axis labels on top, reference labels), however tall the plot is."""
+    place = {"x": 0, "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": pad_px}}
+    return {"text": text, **place, "font": {"size": 15}}
+
+
 def chart(fig: Any, key: str) -> None:
     """Show a plotly figure at full width, without the plotly logo."""
     st.plotly_chart(fig, key=key, config={"displaylogo": False})

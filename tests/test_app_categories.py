@@ -58,6 +58,9 @@ def test_heatmap_categories_in_benchmark_order_with_pass_rates(pmb_results: Path
     layout = specs(run_app())[0]["layout"]
     assert layout["title"]["text"].startswith("Pass rate by system and category")
     assert (layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]) == ("Category", "System")
+    # The category names above the cells and the title pinned above them: both on the first screen however many
+    # systems the map holds.
+    assert layout["xaxis"]["side"] == "top" and (layout["title"]["yref"], layout["title"]["y"]) == ("container", 1)
 
 
 def test_metric_from_the_url(downloads: dict[str, bytes]) -> None:
