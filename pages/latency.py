@@ -49,6 +49,8 @@ CONTENT_ROWS = 30
 TITLE = {"x": 0, "xanchor": "left", "font": {"size": 15}}
 LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
 """Legend in the figure's bottom margin, under the x axis title: clear of the plot and of plotly's toolbar."""
+TOP_AXIS_ROWS = 15
+"""From this many systems on, the medians chart is taller than a screen: its axis and legend go on top."""
 SUMMARY_SHOWN = ["display_name", "run_id", "p50_ms", "p95_ms", "mean_ms", "cases"]
 SUMMARY_SHOWN += ["ingestion_total_ms", "ingestion_beliefs", "ingestion_per_belief_ms"]
 CHART_LIMIT = 50
@@ -93,7 +95,7 @@ def summary_figure(df: pd.DataFrame, benchmark: Benchmark) -> go.Figure:
     :data:`CHART_RUNS`; the table lists every system)."""
     timed = df.dropna(subset=["p50_ms", "p95_ms"])
     rows = timed.head(CHART_RUNS)
-    who = "system" if len(rows) == len(timed) else f"system, the {len(rows)} fastest of {len(timed):,}"
+    who = "system" if len(rows) == len(timed) else f"system, the {len(rows):,} fastest of {len(timed):,}"
     names = [ui.chart_text(str(n)) for n in rows["display_name"]]
     p50, p95 = [float(v) for v in rows["p50_ms"]], [float(v) for v in rows["p95_ms"]]
     xs: list[float | None] = []
@@ -114,14 +116,26 @@ def summary_figure(df: pd.DataFrame, benchmark: Benchmark) -> go.Figure:
                        hovertemplate="%{y}: p95 %{customdata}<extra></extra>"),
         ]
     )  # fmt: skip
+    title = f"Retrieval latency per case by {who}, {labels.benchmark_name(benchmark)}"
+    height = max(280, ROW_PX * len(rows) + 170)
+    axis = {**log_axis([*p50, *p95]), "title": {"text": "Retrieval latency per case (log scale), lower is better"}}
     fig.update_layout(
-        title={"text": f"Retrieval latency per case by {who}, {labels.benchmark_name(benchmark)}", **TITLE},
-        height=max(280, ROW_PX * len(rows) + 170),
+        title={"text": title, **TITLE},
+        height=height,
         margin={"l": 10, "r": 20, "t": 50, "b": 100},
-        xaxis={**log_axis([*p50, *p95]), "title": {"text": "Retrieval latency per case (log scale), lower is better"}},
+        xaxis=axis,
         yaxis={"autorange": "reversed", "automargin": True, "title": {"text": "System, fastest median first"}},
         legend=LEGEND_BELOW,
     )
+    if len(rows) >= TOP_AXIS_ROWS:
+        # Taller than a screen: the scale and the legend go where the first screen shows them, between the
+        # title and the first row (the legend a fixed 40 pixels from the top, whatever the height).
+        fig.update_layout(
+            title=ui.top_title(title),
+            margin={"l": 10, "r": 20, "t": 120, "b": 30},
+            xaxis={**axis, "side": "top"},
+            legend={**LEGEND_BELOW, "y": 1 - 40 / height, "yanchor": "top"},
+        )
     return fig
 
 

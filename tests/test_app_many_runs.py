@@ -73,6 +73,13 @@ def test_latency_draws_one_box_per_provider() -> None:
     assert len(table(at, "cases", "p95_ms", "ingestion_total_ms")) == RUNS
 
 
+def test_a_tall_medians_chart_shows_its_scale_and_legend_on_top() -> None:
+    layout = _spec(run_page("pages/latency.py"), 0)["layout"]
+    assert "the 40 fastest of 60" in layout["title"]["text"]  # type: ignore[index]
+    assert layout["xaxis"]["side"] == "top"  # type: ignore[index]  # 40 rows: the foot is screens down
+    assert layout["legend"]["yanchor"] == "top" and layout["legend"]["y"] > 0.9  # type: ignore[index]
+
+
 def test_latency_boxes_from_quartiles_above_the_point_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     import pages.ui
 
