@@ -25,14 +25,14 @@ def pick(names: list[str], ids: list[str], default: str) -> str:
 
 def headline(view: RunView) -> None:
     """The score with its interval, the rank, the items and the status, as metrics."""
-    cols = st.columns(4)
+    cols = st.columns([1, 1, 0.7, 1.6])  # the status ("✗ 21 mismatches") needs the room the item count does not
     interval = view.interval
     cols[0].metric(
         view.score_name,
         labels.rate(view.score),
         help=f"95% interval {labels.rate(interval[0])} – {labels.rate(interval[1])}" if interval else None,
     )
-    cols[1].metric("Rank", f"{view.rank} of {view.of}" if view.rank else labels.MISSING)
+    cols[1].metric("Rank", f"{view.rank:,} of {view.of:,}" if view.rank else labels.MISSING)
     cols[2].metric("Cases" if view.score_name == "Pass rate" else "Questions", f"{view.items:,}")
     cols[3].metric("Status", view.status.split(":")[0])
     if interval:
