@@ -47,8 +47,8 @@ licence = next((line.split(":", 1)[1].strip() for line in front.splitlines() if 
 
 st.markdown(
     f"""
-1. **Check what will be published** (below): {sum(len(t["rows"]) for t in board["tables"])} leaderboard rows in
-   {len(board["tables"])} tables, {len(files)} files ({sum(f.size for f in files) / 1e6:,.1f} MB), input fingerprint
+1. **Check what will be published** (below): {sum(len(t["rows"]) for t in board["tables"]):,} leaderboard rows in
+   {len(board["tables"])} tables, {len(files):,} files ({sum(f.size for f in files) / 1e6:,.1f} MB), input fingerprint
    `{board["fingerprint"][:16]}…`. The Space's card says `license: {licence}`; each input keeps its own licence.
 2. **Have a Hugging Face token with write access** ([settings → Access Tokens](https://huggingface.co/settings/tokens),
    role *write*). It is used for this push only: never stored, logged or put in a link.
@@ -88,8 +88,9 @@ if diff.old_fingerprint == diff.new_fingerprint:
 else:
     st.write(
         f"Last export: `{(diff.old_fingerprint or 'none')[:16]}`; this one: `{diff.new_fingerprint[:16]}`. "
-        f"{len(diff.rows_added)} row(s) added, {len(diff.rows_removed)} removed, {len(diff.rows_changed)} changed; "
-        f"{len(diff.files_added)} file(s) added, {len(diff.files_removed)} removed, {len(diff.files_changed)} changed."
+        f"{len(diff.rows_added):,} row(s) added, {len(diff.rows_removed):,} removed, {len(diff.rows_changed):,} "
+        f"changed; {len(diff.files_added):,} file(s) added, {len(diff.files_removed):,} removed, "
+        f"{len(diff.files_changed):,} changed."
     )
 changes = pd.DataFrame(
     [{"change": "added", "benchmark": b, "run_id": r, "display_name": n, "fields": ""} for b, r, n in diff.rows_added]

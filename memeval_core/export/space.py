@@ -238,7 +238,7 @@ def readme(
         title = _TITLES.get(table.benchmark, table.benchmark)
         shown = min(top, len(table.rows))
         lines += [f"## {md_code(title) if isinstance(table, QaTable) else title}", ""]
-        lines.append(f"Top {shown} of {len(table.rows)} runs.")
+        lines.append(f"Top {shown:,} of {len(table.rows):,} runs.")
         lines.append("")
         lines += _pmb_summary(table, top) if isinstance(table, PmbTable) else _qa_summary(table, top)
         lines.append("")
