@@ -158,22 +158,24 @@ def _row_columns(table: pa.Table) -> pa.Table:
         columns[name] = _js_round(table[name], RATIO_DECIMALS)
     for name in ("latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "ingestion_total_ms"):
         columns[name] = _js_round(table[name], MS_DECIMALS)
-    session = pc.equal(table["benchmark"], "pmb-session")
-    no_drift = pa.scalar(None, pa.float64())
-    columns["mean_drift"] = pc.if_else(session, _js_round(table["mean_drift"], RATIO_DECIMALS), no_drift)
+    columns["mean_drift"] = _session_drift(table)
     return pa.table(columns)
+
+
+def _session_drift(table: pa.Table) -> pa.ChunkedArray:
+    """:func:`_drift` of every row: the rounded mean drift of session runs, null for the others."""
+    session = pc.equal(table["benchmark"], "pmb-session")
+    return pc.if_else(session, _js_round(table["mean_drift"], RATIO_DECIMALS), pa.scalar(None, pa.float64()))
 
 
 def _rank_inputs(table: pa.Table) -> pa.Table:
     """The columns :data:`RANK_ORDER` sorts, from a runs table's (rounded as :func:`_row` rounds them)."""
-    session = pc.equal(table["benchmark"], "pmb-session")
-    drift = pc.if_else(session, _js_round(table["mean_drift"], RATIO_DECIMALS), 0.0)
     return pa.table(
         {
             "later_benchmark": pc.not_equal(table["benchmark"], "pmb-single-turn"),
             "active_retrieval": table["active_retrieval"],
             "passed": table["passed"],
-            "drift_or_zero": pc.fill_null(drift, 0.0),
+            "drift_or_zero": pc.fill_null(_session_drift(table), 0.0),
             "precision_or_zero": pc.fill_null(_js_round(table["mean_precision"], RATIO_DECIMALS), 0.0),
             "display_name": table["display_name"],
         }

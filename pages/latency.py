@@ -119,23 +119,17 @@ def summary_figure(df: pd.DataFrame, benchmark: Benchmark) -> go.Figure:
     title = f"Retrieval latency per case by {who}, {labels.benchmark_name(benchmark)}"
     height = max(280, ROW_PX * len(rows) + 170)
     axis = {**log_axis([*p50, *p95]), "title": {"text": "Retrieval latency per case (log scale), lower is better"}}
+    # Taller than a screen: the scale and the legend go where the first screen shows them, between the title and
+    # the first row (the legend a fixed 40 pixels from the top, whatever the height).
+    tall = len(rows) >= TOP_AXIS_ROWS
     fig.update_layout(
-        title={"text": title, **TITLE},
+        title=ui.top_title(title) if tall else {"text": title, **TITLE},
         height=height,
-        margin={"l": 10, "r": 20, "t": 50, "b": 100},
-        xaxis=axis,
+        margin={"l": 10, "r": 20, "t": 120, "b": 30} if tall else {"l": 10, "r": 20, "t": 50, "b": 100},
+        xaxis={**axis, "side": "top"} if tall else axis,
         yaxis={"autorange": "reversed", "automargin": True, "title": {"text": "System, fastest median first"}},
-        legend=LEGEND_BELOW,
+        legend={**LEGEND_BELOW, "y": 1 - 40 / height, "yanchor": "top"} if tall else LEGEND_BELOW,
     )
-    if len(rows) >= TOP_AXIS_ROWS:
-        # Taller than a screen: the scale and the legend go where the first screen shows them, between the
-        # title and the first row (the legend a fixed 40 pixels from the top, whatever the height).
-        fig.update_layout(
-            title=ui.top_title(title),
-            margin={"l": 10, "r": 20, "t": 120, "b": 30},
-            xaxis={**axis, "side": "top"},
-            legend={**LEGEND_BELOW, "y": 1 - 40 / height, "yanchor": "top"},
-        )
     return fig
 
 
