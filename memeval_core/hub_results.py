@@ -6,23 +6,27 @@ Layout of such a dataset (``memeval-manifest.json`` at the top, :class:`Manifest
   (:mod:`memeval_core.pmb.snapshot`: ``pmb-runs.parquet``, ``pmb-cases.parquet``, ``pmb-fixture.json``,
   ``pmb-runs.json``; :mod:`memeval_core.qa.snapshot`: ``qa-load.json``, ``qa-runs.jsonl``,
   ``qa-questions.parquet``). A part is never rewritten; its id is derived from its run ids.
-- ``memeval-manifest.json``: the layout version, the scoring code, and per part its folder, run ids and files.
+- ``memeval-manifest.json``: the layout version, the scoring code, and per part its folder, run counts and
+  files (layout 1 listed every run id; it is read as layout 2).
+- ``memeval-front.json``: the home page, the top of every board over all runs
+  (:mod:`memeval_core.explore.front`), written by every push.
 
-Reading (:func:`open_dataset`) resolves the revision to a commit with one request (none when the revision is
-a commit id), reads the manifest and each part's headers (runs table, fixture, QA run lines), and fetches a
-part's cases or questions only when a page asks for one of its runs. Files are fetched with
-``hf_hub_download`` at the resolved commit, so they land in the Hugging Face cache keyed by commit: a second
-start on an unchanged revision sends one metadata request and downloads nothing, and after a push only the new
-parts' files are fetched (:meth:`_Fetcher.for_part`: the parts already cached at an earlier commit, with the
-SHA-256s the manifest lists, are read there). (``HfFileSystem`` would read
-byte ranges, but it keeps no cache across starts.) Credentials come from the environment (``HF_TOKEN`` or the
-saved login), never from the URL. An export reads every part whole instead (:func:`read_dataset`), through the same
-cache, each file checked against the SHA-256 the manifest lists for it.
+The app's first page (:func:`open_front`) reads the manifest and the stored home page: a fixed number of
+bytes, however many runs the dataset holds. Reading the runs (:func:`open_dataset`) resolves the revision to a
+commit with one request (none when the revision is a commit id), reads the manifest and each part's headers
+(runs table, fixture, QA run lines), and fetches a part's cases or questions only when a page asks for one of
+its runs. Files are fetched with ``hf_hub_download`` at the resolved commit, so they land in the Hugging Face
+cache keyed by commit: a second start on an unchanged revision sends one metadata request and downloads
+nothing, and after a push only the new parts' files are fetched (:meth:`_Fetcher.for_part`: the parts already
+cached at an earlier commit, with the SHA-256s the manifest lists, are read there). (``HfFileSystem`` would
+read byte ranges, but it keeps no cache across starts.) Credentials come from the environment (``HF_TOKEN`` or
+the saved login), never from the URL. An export reads every part whole instead (:func:`read_dataset`), through
+the same cache, each file checked against the SHA-256 the manifest lists for it.
 
-Contributing (:func:`push_runs`): the runs of a local results folder that the dataset does not hold yet become
-one new part plus an updated manifest, in one commit whose parent is the commit the manifest was read at. When
-another push landed in between, the Hub refuses it (412), and the push starts again from the new head.
-"""
+Contributing (:func:`push_runs`): the runs of a local results folder that the dataset does not hold yet (by
+the run ids in its parts' headers) become one new part plus an updated manifest and home page, in one commit
+whose parent is the commit the manifest was read at. When another push landed in between, the Hub refuses it
+(412), and the push starts again from the new head."""
 
 from __future__ import annotations
 
@@ -50,9 +54,10 @@ from huggingface_hub import (
 )
 from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
 from huggingface_hub.file_download import repo_folder_name  # the cache's documented folder name
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from memeval_core import SCORING_VERSION
+from memeval_core.explore.front import FRONT_FILE, FrontError, OpenedFront, front_bytes, front_page, parse_front
 from memeval_core.export.hub import explain, hub_endpoint
 from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
 from memeval_core.pmb.fixtures import PmbFixture
@@ -83,8 +88,8 @@ from memeval_core.qa.snapshot import RUNS_FILE as QA_RUNS_FILE
 
 MANIFEST = "memeval-manifest.json"
 """The manifest's path in the dataset."""
-LAYOUT = 1
-"""Layout version this code writes and reads."""
+LAYOUT = 2
+"""Layout version this code writes (it reads layout 1 too)."""
 PUSH_ATTEMPTS = 5
 """Commits a push tries before it gives up (each retry starts from the new head)."""
 
@@ -108,10 +113,10 @@ class Part(BaseModel):
 
     path: str = Field(pattern=r"^parts/[0-9a-f]{16}$")
     """The folder, ``parts/<id>``; the id is the first 16 hex digits of the SHA-256 of its sorted run ids."""
-    pmb_runs: tuple[str, ...] = ()
-    """Ids of the PMB runs the part holds."""
-    qa_runs: tuple[str, ...] = ()
-    """Ids of the QA runs the part holds."""
+    pmb_runs: int = Field(0, ge=0)
+    """How many PMB runs the part holds (their ids are in its runs table)."""
+    qa_runs: int = Field(0, ge=0)
+    """How many QA runs the part holds (their ids are in its QA run lines)."""
     files: dict[str, str]
     """File name in the folder -> SHA-256 of its bytes."""
 
@@ -121,7 +126,7 @@ class Manifest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    layout: Literal[1]
+    layout: Literal[2]
     """Layout version (:data:`LAYOUT`)."""
     scoring_version: str
     """The scoring code the parts were scored with; another one is refused (push the runs again)."""
@@ -129,15 +134,30 @@ class Manifest(BaseModel):
     """SHA-256 of each PMB fixture file every PMB part was scored against; empty before the first PMB push."""
     parts: tuple[Part, ...] = ()
     """Every part, oldest first."""
+    front_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    """SHA-256 of ``memeval-front.json``; None when no push of this layout wrote one (the first page then reads
+    every part's headers)."""
 
-    def run_ids(self) -> set[str]:
-        """Every run id of every part."""
-        return {i for p in self.parts for i in (*p.pmb_runs, *p.qa_runs)}
+    @model_validator(mode="before")
+    @classmethod
+    def _from_layout_1(cls, data: object) -> object:
+        """Layout 1 listed every run id of every part, so the manifest grew with the runs; layout 2 counts them
+        (the ids are in the parts' headers) and names the stored home page."""
+        if not isinstance(data, dict) or data.get("layout") != 1:
+            return data
+        parts = data.get("parts", [])
+        if isinstance(parts, list):
+            parts = [
+                {**p, **{k: len(p[k]) for k in ("pmb_runs", "qa_runs") if isinstance(p.get(k), list)}}
+                if isinstance(p, dict) else p
+                for p in parts
+            ]  # fmt: skip
+        return {**data, "layout": 2, "parts": parts}
 
 
 def empty_manifest() -> Manifest:
     """The manifest of a dataset no push has written to yet."""
-    return Manifest(layout=1, scoring_version=SCORING_VERSION)
+    return Manifest(layout=LAYOUT, scoring_version=SCORING_VERSION)
 
 
 def parse_manifest(data: bytes, where: str) -> Manifest:
@@ -146,8 +166,8 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
         doc = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise HubResultsError(f"{where}: not valid JSON ({exc})") from exc
-    if isinstance(doc, dict) and doc.get("layout") != LAYOUT:
-        raise HubResultsError(f"{where}: layout {doc.get('layout')!r} is not one this memeval reads ({LAYOUT})")
+    if isinstance(doc, dict) and doc.get("layout") not in (1, LAYOUT):
+        raise HubResultsError(f"{where}: layout {doc.get('layout')!r} is not one this memeval reads (1, {LAYOUT})")
     try:
         manifest = Manifest.model_validate(doc)
     except ValidationError as exc:
@@ -159,9 +179,6 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
             f"{where}: scored with scoring version {manifest.scoring_version}, this memeval scores with "
             f"{SCORING_VERSION}: push the runs again with this version"
         )
-    ids = [i for p in manifest.parts for i in (*p.pmb_runs, *p.qa_runs)]
-    if len(ids) != len(set(ids)):
-        raise HubResultsError(f"{where}: field parts: a run id is listed in two parts")
     return manifest
 
 
@@ -298,9 +315,39 @@ def open_dataset(location: HubLocation, *, token: str | None = None, cache_dir: 
     commit = resolve_commit(location, token)
     fetch = _Fetcher(location, commit, token, cache_dir)
     manifest = parse_manifest(fetch(MANIFEST).read_bytes(), f"{location}/{MANIFEST}")
-    pmb = [_open_pmb_part(fetch, p) for p in manifest.parts if p.pmb_runs]
-    qa = [_open_qa_part(fetch, p) for p in manifest.parts if p.qa_runs]
-    return OpenedDataset(location, commit, manifest, _combined_pmb(pmb, str(location)), _combined_qa(qa))
+    return OpenedDataset(location, commit, manifest, *_open_parts(fetch, manifest, str(location)))
+
+
+def _open_parts(fetch: _Fetcher, manifest: Manifest, where: str) -> tuple[PmbHeaders, QaHeaders]:
+    """Every part's headers, combined; ``HubResultsError`` when two parts hold the same run."""
+    pmb = _combined_pmb([_open_pmb_part(fetch, p) for p in manifest.parts if p.pmb_runs], where)
+    qa = _combined_qa([_open_qa_part(fetch, p) for p in manifest.parts if p.qa_runs])
+    _one_part_per_run([*pmb.table.column("run_id").to_pylist(), *(h.run_id for h in qa.runs)], where)
+    return pmb, qa
+
+
+def _one_part_per_run(run_ids: Sequence[str], where: str) -> None:
+    if len(run_ids) != len(set(run_ids)):
+        raise HubResultsError(f"{where}: a run id is held by two parts")
+
+
+def open_front(location: HubLocation, *, token: str | None = None, cache_dir: Path | None = None) -> OpenedFront | None:
+    """The dataset's stored home page: the manifest and ``memeval-front.json``, nothing else (a second start on an
+    unchanged revision costs one metadata request). None when the manifest names none (a dataset last pushed to
+    by a memeval before layout 2): then the first page needs :func:`open_dataset`."""
+    commit = resolve_commit(location, token)
+    fetch = _Fetcher(location, commit, token, cache_dir)
+    manifest = parse_manifest(fetch(MANIFEST).read_bytes(), f"{location}/{MANIFEST}")
+    if manifest.front_sha256 is None:
+        return None
+    where = f"{HubLocation(location.repo_id, commit)}/{FRONT_FILE}"
+    data = fetch(FRONT_FILE).read_bytes()
+    if hashlib.sha256(data).hexdigest() != manifest.front_sha256:
+        raise HubResultsError(f"{where} differs from the SHA-256 the manifest lists for it")
+    try:
+        return OpenedFront(commit, parse_front(data, where))
+    except FrontError as exc:
+        raise HubResultsError(str(exc)) from exc
 
 
 def _fetched_first(fetch: Callable[[], Path], read: Callable[P, T]) -> Callable[P, T]:
@@ -409,6 +456,8 @@ class DatasetContents:
     """QA runs of every part, in push order."""
     files: dict[str, str]
     """Every file read, by its path in the dataset: the SHA-256 of its bytes (the one the manifest lists)."""
+    part_runs: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    """Each part's folder: the ids of its PMB runs and of its QA runs."""
     cache: Path
     """The Hugging Face cache folder the files were downloaded into."""
 
@@ -423,8 +472,14 @@ def read_dataset(location: HubLocation, *, token: str | None = None, cache_dir: 
     fetch = _Fetcher(location, commit, token, cache_dir)
     where = str(HubLocation(location.repo_id, commit))
     manifest = parse_manifest(fetch(MANIFEST).read_bytes(), f"{location}/{MANIFEST}")
-    pmb = [_read_part(fetch, p, _PMB_FILES, read_snapshot, where) for p in manifest.parts if p.pmb_runs]
-    qa = [_read_part(fetch, p, _QA_FILES, read_qa_snapshot, where) for p in manifest.parts if p.qa_runs]
+    pmb_parts = [p for p in manifest.parts if p.pmb_runs]
+    qa_parts = [p for p in manifest.parts if p.qa_runs]
+    pmb = [_read_part(fetch, p, _PMB_FILES, read_snapshot, where) for p in pmb_parts]
+    qa = [_read_part(fetch, p, _QA_FILES, read_qa_snapshot, where) for p in qa_parts]
+    pmb_ids = {p.path: tuple(r.identity.run_id for r in load.runs) for p, (load, _) in zip(pmb_parts, pmb, strict=True)}
+    qa_ids = {p.path: tuple(r.run_id for r in load.runs) for p, (load, _) in zip(qa_parts, qa, strict=True)}
+    part_runs = {p.path: (pmb_ids.get(p.path, ()), qa_ids.get(p.path, ())) for p in manifest.parts}
+    _one_part_per_run([i for ids in (*pmb_ids.values(), *qa_ids.values()) for i in ids], where)
     fixture = _one_fixture([load.fixture for load, _ in pmb], where)
     pmb_load = PmbLoad(tuple(r for load, _ in pmb for r in load.runs), (), fixture, ())
     locomo = next((load.locomo for load, _ in qa if load.locomo is not None), None)
@@ -432,7 +487,7 @@ def read_dataset(location: HubLocation, *, token: str | None = None, cache_dir: 
     qa_load = QaLoad(tuple(r for load, _ in qa for r in load.runs), (), (), locomo, disputed)
     files = {path: digest for _, digests in (*pmb, *qa) for path, digest in digests.items()}
     cache = cache_dir if cache_dir is not None else Path(constants.HF_HUB_CACHE)
-    return DatasetContents(location, commit, manifest, pmb_load, qa_load, files, cache)
+    return DatasetContents(location, commit, manifest, pmb_load, qa_load, files, part_runs, cache)
 
 
 def _read_part(
@@ -505,9 +560,8 @@ def _write_part(folder: Path, pmb: PmbLoad, qa: QaLoad, results: Path | None) ->
     if qa.runs:
         write_qa_snapshot(qa, folder, results=results)
     files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
-    pmb_ids = tuple(r.identity.run_id for r in pmb.runs)
-    qa_ids = tuple(r.run_id for r in qa.runs)
-    return Part(path=part_path([*pmb_ids, *qa_ids]), pmb_runs=pmb_ids, qa_runs=qa_ids, files=files)
+    ids = [*(r.identity.run_id for r in pmb.runs), *(r.run_id for r in qa.runs)]
+    return Part(path=part_path(ids), pmb_runs=len(pmb.runs), qa_runs=len(qa.runs), files=files)
 
 
 def _manifest_at(api: HfApi, repo_id: str, commit: str, token: str | None) -> Manifest:
@@ -521,13 +575,23 @@ def _manifest_at(api: HfApi, repo_id: str, commit: str, token: str | None) -> Ma
         return parse_manifest(Path(str(local)).read_bytes(), f"hf://datasets/{repo_id}@{commit}/{MANIFEST}")
 
 
-def _new_runs(pmb: PmbLoad, qa: QaLoad, manifest: Manifest) -> tuple[PmbLoad, QaLoad]:
-    known = manifest.run_ids()
+def _new_runs(pmb: PmbLoad, qa: QaLoad, held: Held, manifest: Manifest) -> tuple[PmbLoad, QaLoad]:
+    known = {*held[0].table.column("run_id").to_pylist(), *(h.run_id for h in held[1].runs)}
     new_pmb = tuple(r for r in pmb.runs if r.identity.run_id not in known)
     new_qa = tuple(r for r in qa.runs if r.run_id not in known)
     if new_pmb and pmb.fixture is not None and manifest.fixture_sha256 not in ({}, dict(pmb.fixture.sha256)):
         raise HubResultsError("the dataset's PMB runs were scored against another fixture than these runs")
     return dataclasses.replace(pmb, runs=new_pmb), dataclasses.replace(qa, runs=new_qa)
+
+
+Held = tuple[PmbHeaders, QaHeaders]
+"""The headers of every run a dataset holds at one commit."""
+
+
+def _held_at(repo_id: str, head: str, manifest: Manifest, token: str | None) -> Held:
+    """The headers of every run the dataset holds at ``head`` (through the Hugging Face cache)."""
+    location = HubLocation(repo_id, head)
+    return _open_parts(_Fetcher(location, head, token, None), manifest, str(location))
 
 
 def push_runs(
@@ -544,7 +608,9 @@ def push_runs(
 
     The commit's parent is the commit the manifest was read at: when another push landed in between, the Hub
     refuses it and this push starts again from the new head (up to ``attempts`` commits). Runs the dataset
-    already holds are left out, so pushing the same runs twice commits nothing the second time.
+    already holds (by the ids in its parts' headers) are left out, so pushing the same runs twice commits
+    nothing the second time. The commit also rewrites the stored home page (:mod:`memeval_core.explore.front`),
+    computed over every run the dataset holds with this push.
     """
     parse_location(f"hf://datasets/{repo_id}")
     api = HfApi(endpoint=hub_endpoint(), token=token)
@@ -555,10 +621,11 @@ def push_runs(
             if head is None:
                 raise HubResultsError(f"dataset {repo_id}: the Hub named no head commit; try again")
             manifest = _manifest_at(api, repo_id, head, token)
-            new_pmb, new_qa = _new_runs(pmb, qa, manifest)
+            held = _held_at(repo_id, head, manifest, token)
+            new_pmb, new_qa = _new_runs(pmb, qa, held, manifest)
             if not new_pmb.runs and not new_qa.runs:
                 return PushOutcome(repo_id, "unchanged", 0, 0, None, None, attempt)
-            commit = _commit_part(api, repo_id, head, manifest, new_pmb, new_qa, results)
+            commit = _commit_part(api, repo_id, head, manifest, held, new_pmb, new_qa, results)
             if commit is not None:
                 part = part_path([*(r.identity.run_id for r in new_pmb.runs), *(r.run_id for r in new_qa.runs)])
                 return PushOutcome(repo_id, "committed", len(new_pmb.runs), len(new_qa.runs), part, commit, attempt)
@@ -569,15 +636,37 @@ def push_runs(
     )
 
 
+def _front_with(held: Held, folder: Path, where: str) -> bytes:
+    """The stored home page over the runs ``held`` and the new part written in ``folder``, as the app will read
+    them after the push (the new part's headers are read back from its files)."""
+    pmb = [held[0]] if held[0].table.num_rows else []
+    if (folder / RUNS_TABLE_FILE).is_file():
+        pmb.append(open_snapshot(folder))
+    qa = [held[1]]
+    if (folder / QA_RUNS_FILE).is_file():
+        qa.append(open_qa_snapshot(folder))
+    all_pmb, all_qa = _combined_pmb(pmb, where), _combined_qa(qa)
+    return front_bytes(front_page(all_pmb.table, all_pmb.fixture, all_qa.runs, all_qa.locomo_source))
+
+
 def _commit_part(
-    api: HfApi, repo_id: str, head: str, manifest: Manifest, pmb: PmbLoad, qa: QaLoad, results: Path | None
+    api: HfApi, repo_id: str, head: str, manifest: Manifest, held: Held, pmb: PmbLoad, qa: QaLoad, results: Path | None
 ) -> str | None:
-    """Commit a new part and the manifest listing it on top of ``head``; None when ``head`` is no longer the head."""
+    """Commit a new part, the home page and the manifest listing both on top of ``head``; None when ``head`` is
+    no longer the head."""
     with tempfile.TemporaryDirectory(prefix="memeval-part-") as tmp:
         part = _write_part(Path(tmp), pmb, qa, results)
+        front = _front_with(held, Path(tmp), f"hf://datasets/{repo_id}")
         fixture = dict(pmb.fixture.sha256) if pmb.runs and pmb.fixture is not None else manifest.fixture_sha256
-        updated = manifest.model_copy(update={"parts": (*manifest.parts, part), "fixture_sha256": fixture})
+        updated = manifest.model_copy(
+            update={
+                "parts": (*manifest.parts, part),
+                "fixture_sha256": fixture,
+                "front_sha256": hashlib.sha256(front).hexdigest(),
+            }
+        )
         ops = [CommitOperationAdd(f"{part.path}/{name}", str(Path(tmp) / name)) for name in sorted(part.files)]
+        ops.append(CommitOperationAdd(FRONT_FILE, front))
         ops.append(CommitOperationAdd(MANIFEST, manifest_bytes(updated)))
         message = f"Add {len(pmb.runs)} PMB and {len(qa.runs)} QA run(s) as {part.path}"
         try:

@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import pyarrow as pa
 
@@ -65,6 +65,9 @@ from memeval_core.qa.ingest import QaLoad, Skipped, load_qa
 from memeval_core.qa.locomo import load_locomo
 from memeval_core.qa.snapshot import QaHeaders, has_qa_snapshot, open_qa_snapshot, read_qa_snapshot, write_qa_snapshot
 from memeval_core.qa.snapshot import headers_of as qa_headers_of
+
+if TYPE_CHECKING:  # importing it costs pandas; only a Hub root's first page uses it
+    from memeval_core.explore.front import OpenedFront
 
 CACHE_FORMAT = 3
 """Layout version of a cache entry; part of the key."""
@@ -571,3 +574,13 @@ def open_results(
         opened = hub_results.open_dataset(root)
         return OpenedResults(opened.pmb, opened.qa, opened.commit)
     return OpenedResults(*load_headers(root, root, fixtures, datasets, cache_dir=cache_dir))
+
+
+def open_front(root: Path | HubLocation) -> OpenedFront | None:
+    """The stored home page of a results dataset on the Hub (:func:`memeval_core.hub_results.open_front`: the
+    manifest and one small file); None for a folder, or a dataset without one (then use :func:`open_results`)."""
+    if not isinstance(root, HubLocation):
+        return None
+    from memeval_core import hub_results  # as in open_results: only a Hub root pays for huggingface_hub
+
+    return hub_results.open_front(root)

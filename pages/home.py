@@ -1,4 +1,8 @@
-"""Home: for every benchmark present, its ranked board and a chart of the main score, first thing on screen.
+"""Home: for every benchmark present, the top of its ranked board and a chart of the main score, first thing on
+screen (every run is on the details pages).
+
+From a results dataset on the Hub the page reads the dataset's stored home page and nothing else
+(:mod:`memeval_core.explore.front`), so it costs the same however many runs the dataset holds.
 
 URL state: ``?publishable-only=true`` keeps only publishable QA runs.
 """
@@ -10,6 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from memeval_core import labels
+from memeval_core.explore.front import TOP_ROWS, boards_of
 from memeval_core.explore.home import INTERVAL_METHOD, UPSTREAM, Board, all_boards, below_nothing
 from pages import ui
 
@@ -28,7 +33,7 @@ def figure(board: Board) -> go.Figure:
     """Horizontal bars of the score with their 95% intervals, best on top (the first :data:`CHART_RUNS`; the
     table lists every run); references as vertical lines."""
     runs = board.runs.head(CHART_RUNS)
-    shown = f"top {len(runs):,} of {len(board.runs):,} systems" if len(runs) < len(board.runs) else "system"
+    shown = f"top {len(runs):,} of {board.n_runs:,} systems" if len(runs) < board.n_runs else "system"
     names = [ui.chart_text(n) for n in runs["display_name"]]
     diagnostic = runs["badge"].str.startswith("diagnostic")
     fig = go.Figure(
@@ -94,11 +99,19 @@ def shown_frame(board: Board) -> pd.DataFrame:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def cached_boards(_everything: ui.Everything, publishable_only: bool, key: str) -> list[Board]:
-    """The boards of one load (simulating the reference systems costs more than a rerun should)."""
+def cached_boards(_everything: ui.Everything, publishable_only: bool, rows: int, key: str) -> list[Board]:
+    """The first ``rows`` runs of each board of one load (simulating the reference systems costs more than a
+    rerun should)."""
     del key  # only part of the cache key
     pmb, qa = _everything.pmb, _everything.qa
-    return all_boards(pmb.table, pmb.fixture, qa.runs, publishable_only=publishable_only)
+    return [b.top(rows) for b in all_boards(pmb.table, pmb.fixture, qa.runs, publishable_only=publishable_only)]
+
+
+DETAILS_PAGE = {
+    "Pass rate": ("pages/leaderboard.py", "PMB details"),
+    "Accuracy": ("pages/qa_leaderboard.py", "QA details"),
+}
+"""Where every run of a board is listed, by its score."""
 
 
 def board_section(board: Board, index: int) -> None:
@@ -133,15 +146,21 @@ def board_section(board: Board, index: int) -> None:
                 "badge": 150,
             },
         )
+        if len(board.runs) < board.n_runs:
+            page, title = DETAILS_PAGE[board.score_name]
+            st.caption(f"The top {len(board.runs):,} of {board.n_runs:,} runs; every run is on {title}.")
+            st.page_link(page, label=f"Every run: {title}", icon=":material/table:",
+                         query_params={"benchmark": board.benchmark})  # fmt: skip
         ui.download_buttons(board.frame, f"memeval-{board.benchmark}-board", key=f"home-download-{index}")
     with right:
         ui.chart(figure(board), key=f"home-chart-{index}")
 
 
 ui.flash_sync_result()
-everything = ui.load_everything_current()
+stored = ui.load_front_current()  # a results dataset's stored home page: nothing else is read
+everything = ui.load_everything_current() if stored is None else None
 st.title("Memory-system leaderboard")
-if not everything.pmb.identities and not everything.qa.runs:
+if everything is not None and not everything.pmb.identities and not everything.qa.runs:
     ui.empty_state(everything.pmb)
     st.stop()
 top = st.container(horizontal=True, vertical_alignment="center")
@@ -154,7 +173,9 @@ with top:
         "Publishable QA runs only", help="Hide QA runs that do not meet their benchmark's protocol.",
         **ui.url_bound("publishable-only"),
     )  # fmt: skip
-boards = cached_boards(everything, only, everything.key)
+boards = (
+    boards_of(stored.front, only) if everything is None else cached_boards(everything, only, TOP_ROWS, everything.key)
+)
 for i, board in enumerate(boards):
     board_section(board, i)
 with st.expander("What the columns and badges mean"):

@@ -31,6 +31,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from memeval_core import csvsafe, labels, leaderboard, settings, tree
+from memeval_core.explore.front import OpenedFront, locomo_unjoined, run_counts
 from memeval_core.export.hub import hub_endpoint
 from memeval_core.export.space import md_code
 from memeval_core.hub_location import HubLocation, HubResultsError
@@ -41,7 +42,7 @@ from memeval_core.pmb.runs_table import IDENTITY_COLUMNS
 from memeval_core.pmb.snapshot import CaseReader, CasesReader, RunsReader
 from memeval_core.qa.retrieval_metrics import RetrievalSummary, qa_summaries
 from memeval_core.qa.snapshot import QaRunsReader
-from memeval_core.results import open_results
+from memeval_core.results import open_front, open_results
 from memeval_core.sync import SyncError, sync_catalogue
 from memeval_core.unloaded import NotLoaded, not_loaded
 
@@ -153,9 +154,36 @@ def files_changed() -> None:
 
 
 @st.cache_resource
-def _last_good() -> dict[str, Everything]:
-    """The last load of each results root that worked: shown, under the error, when a later read fails."""
+def _last_good() -> dict[tuple[str, str], Any]:
+    """The last read of each kind (``everything``, ``front``) of each results root that worked: shown, under the
+    error, when a later read fails."""
     return {}
+
+
+def _or_last_good(root: Path | HubLocation, kind: str, read: Callable[[], T]) -> T:
+    """``read()``; when a results dataset on the Hub cannot be read (gone, 401/403/404, network), the page says so
+    in one sentence and goes on with the last read of ``kind`` that worked, or stops when there is none."""
+    key = (kind, str(root))
+    try:
+        value = read()
+    except HubResultsError as exc:
+        last = _last_good().get(key)
+        shown = "; showing the last view that was read." if last is not None else "."
+        st.error(str(exc).rstrip(".") + shown, icon=":material/cloud_off:")
+        if last is None:
+            st.stop()
+        value = last
+    _last_good()[key] = value
+    return value
+
+
+def _root_or_stop() -> Path | HubLocation:
+    """The results root; a setting that does not parse is one sentence and the page stops."""
+    try:
+        return results_root()
+    except HubResultsError as exc:
+        st.error(str(exc), icon=":material/cloud_off:")
+        st.stop()
 
 
 def fingerprint(*dirs: Path | None) -> str:
@@ -958,28 +986,39 @@ def load_everything_current() -> Everything:
     sentence and shows the last view that worked, if any.
     """
     ensure_navigation()
-    try:
-        root = results_root()
-    except HubResultsError as exc:
-        st.error(str(exc), icon=":material/cloud_off:")
-        st.stop()
+    root = _root_or_stop()
     fixtures = settings.fixtures_dir()
     datasets = datasets_root()
-    try:
-        everything = load_everything(
-            str(root), str(fixtures) if fixtures else None, str(datasets) if datasets else None,
-            root_fingerprint(root, fixtures, datasets),
-        )  # fmt: skip
-    except HubResultsError as exc:
-        last = _last_good().get(str(root))
-        shown = "; showing the last view that was read." if last is not None else "."
-        st.error(str(exc).rstrip(".") + shown, icon=":material/cloud_off:")
-        if last is None:
-            st.stop()
-        everything = last
-    _last_good()[str(root)] = everything
-    sidebar(everything)
+
+    def read() -> Everything:
+        folders = (str(fixtures) if fixtures else None, str(datasets) if datasets else None)
+        return load_everything(str(root), *folders, root_fingerprint(root, fixtures, datasets))
+
+    everything = _or_last_good(root, "everything", read)
+    sidebar(summary_of(everything))
     return everything
+
+
+@st.cache_resource(show_spinner="Reading the results dataset…", max_entries=2)
+def load_front(results_dir: str, key: str) -> OpenedFront | None:
+    """The stored home page of the results dataset ``results_dir`` (cached per fingerprint ``key``)."""
+    del key  # only part of the cache key
+    return open_front(settings.results_root(results_dir))
+
+
+def load_front_current() -> OpenedFront | None:
+    """For a results dataset on the Hub, its stored home page, and the sidebar: all the home page reads (the
+    manifest and one small file, however many runs the dataset holds). None for a folder or for a dataset
+    without one: then call :func:`load_everything_current`."""
+    ensure_navigation()
+    root = _root_or_stop()
+    if not isinstance(root, HubLocation):
+        return None
+    opened = _or_last_good(root, "front", lambda: load_front(str(root), root_fingerprint(root, None, None)))
+    if opened is not None:
+        front = opened.front
+        sidebar(Summary(str(root), opened.commit, front.run_counts, front.locomo_unjoined))
+    return opened
 
 
 def load_qa_current() -> QaLoaded:
@@ -996,23 +1035,42 @@ def refresh_button(root: str, commit: str) -> None:
         st.rerun()
 
 
-def sidebar(everything: Everything) -> None:
-    """The one sidebar block: what was read, what was found, and every file that was not loaded and why."""
+@dataclass(frozen=True)
+class Summary:
+    """What the sidebar says about the results root."""
+
+    results_dir: str
+    """The results root that was read."""
+    commit: str | None
+    """For a results dataset on the Hub, the commit it was read at."""
+    run_counts: Mapping[str, int]
+    """Runs per benchmark id, in the order the sidebar lists them."""
+    locomo_unjoined: bool
+    """LoCoMo runs were scored without the LoCoMo dataset."""
+    not_loaded: tuple[NotLoaded, ...] = ()
+    """Every file neither loader took."""
+
+
+def summary_of(everything: Everything) -> Summary:
+    """The sidebar's summary of a load."""
     pmb, qa = everything.pmb, everything.qa
+    counts = run_counts([r.benchmark for r in pmb.identities], qa.runs)
+    unjoined = locomo_unjoined(qa.runs, qa.locomo_source)
+    return Summary(pmb.results_dir, everything.commit, counts, unjoined, everything.not_loaded)
+
+
+def sidebar(summary: Summary) -> None:
+    """The one sidebar block: what was read, what was found, and every file that was not loaded and why."""
     with st.sidebar:
-        st.caption(f"Results: {shown_path(pmb.results_dir)}", help=f"Set with ${settings.RESULTS_ENV}.")
-        if everything.commit is not None:
-            refresh_button(pmb.results_dir, everything.commit)
-        counts: dict[str, int] = {}
-        for r in pmb.identities:
-            counts[r.benchmark] = counts.get(r.benchmark, 0) + 1
-        for q in qa.runs:
-            counts[q.meta.benchmark] = counts.get(q.meta.benchmark, 0) + 1
+        st.caption(f"Results: {shown_path(summary.results_dir)}", help=f"Set with ${settings.RESULTS_ENV}.")
+        if summary.commit is not None:
+            refresh_button(summary.results_dir, summary.commit)
+        counts = summary.run_counts
         lines = [f"{md_escape(labels.benchmark_name(b))}: {n:,} run{'s' if n != 1 else ''}" for b, n in counts.items()]
         st.caption("  \n".join(lines) if lines else "No runs yet.")
-        if qa.locomo_source is None and any(q.meta.benchmark == "locomo" for q in qa.runs):
+        if summary.locomo_unjoined:
             st.caption("LoCoMo dataset not found: LoCoMo runs are scored without categories and evidence.")
-        missed = everything.not_loaded
+        missed = summary.not_loaded
         if missed:
             failed = sum(m.failed for m in missed)
             title = f"{len(missed)} file{'s' if len(missed) != 1 else ''} not loaded"

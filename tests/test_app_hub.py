@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from memeval_core.hub_results import push_runs
+from memeval_core.explore.front import FRONT_FILE
+from memeval_core.hub_results import MANIFEST, push_runs
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa.ingest import QaLoad
 from pages import ui
@@ -29,14 +30,24 @@ def _tables(at: object) -> list[pd.DataFrame]:
     return [d.value.reset_index(drop=True) for d in at.dataframe]  # type: ignore[attr-defined]
 
 
+def _run_counts(at: object) -> list[str]:
+    counts = [c.value for c in at.sidebar.caption if "PrecisionMemBench" in c.value]  # type: ignore[attr-defined]
+    assert len(counts) == 1 and "LoCoMo: " in counts[0], counts
+    return counts
+
+
 def test_home_shows_the_folders_boards_and_survives_a_failed_refresh(
     hub: HubStandIn, local: tuple[PmbLoad, QaLoad], shared_data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMEVAL_RESULTS", str(shared_data))
-    folder = _tables(run_page("pages/home.py"))
+    folder_at = run_page("pages/home.py")
+    folder = _tables(folder_at)
     push_runs(*local, DATASET, token=None)
     monkeypatch.setenv("MEMEVAL_RESULTS", f"hf://datasets/{DATASET}")
+    start = len(hub.requests)
     at = run_page("pages/home.py")
+    read = {r.path.rsplit("/", 1)[-1] for r in hub.requests[start:]}
+    assert read == {MANIFEST, FRONT_FILE}  # the stored home page, no run's file
     from_hub = _tables(at)
     assert len(from_hub) == len(folder) >= 3
     for a, b in zip(from_hub, folder, strict=True):
@@ -53,6 +64,9 @@ def test_home_shows_the_folders_boards_and_survives_a_failed_refresh(
     hub.drop_connections = False
     at.button(key=ui.REFRESH_KEY).click().run()
     assert not at.error
+    assert _run_counts(at) == _run_counts(folder_at)  # the sidebar's counts from the stored home page
+    at.switch_page("pages/leaderboard.py").run()  # the other pages read the runs' headers
+    assert not at.exception and any("/parts/" in r.path for r in hub.requests[start:])
 
 
 def test_no_page_writes_to_a_dataset(

@@ -90,3 +90,22 @@ def test_latency_boxes_from_quartiles_above_the_point_limit(monkeypatch: pytest.
     assert "boxpoints" not in boxes[0]  # type: ignore[index, operator]
     stats = table(at, "q1_ms", "median_ms", "q3_ms", "lower_fence_ms")
     assert len(stats) == RUNS and (stats["q1_ms"] <= stats["q3_ms"]).all()
+
+
+def test_home_shows_the_top_of_each_board_and_links_to_every_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memeval_core.explore import front
+
+    monkeypatch.setattr(front, "TOP_ROWS", 25)
+    at = run_page("pages/home.py")
+    single = at.dataframe[0].value
+    assert len(single) == 25 + 2  # the top 25 runs, then the two reference systems
+    assert list(single["rank"][:25]) == list(range(1, 26))
+    assert any(c.value == f"The top 25 of {RUNS} runs; every run is on PMB details." for c in at.caption)
+    (link,) = [e.proto for e in at.get("page_link")]  # one board is cut: single-turn (session has 12 runs)
+    assert (link.label, link.page, link.query_string) == (
+        "Every run: PMB details",
+        "leaderboard",
+        "benchmark=pmb-single-turn",
+    )
+    title = _spec(at, 0)["layout"]["title"]["text"]  # type: ignore[index]
+    assert title.startswith(f"Pass rate by top 25 of {RUNS} systems")

@@ -5,15 +5,23 @@ safely), and one sentence for every failure."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import threading
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
+from huggingface_hub import CommitOperationAdd, HfApi
 
 from memeval_core import cli, leaderboard
+from memeval_core.explore import front
+from memeval_core.explore.front import FRONT_FILE
+from memeval_core.explore.home import all_boards
+from memeval_core.export.hub import hub_endpoint
 from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
-from memeval_core.hub_results import MANIFEST, open_dataset, parse_manifest, push_runs
+from memeval_core.hub_results import MANIFEST, manifest_bytes, open_dataset, open_front, parse_manifest, push_runs
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import QaLoad
@@ -71,6 +79,12 @@ def test_other_hf_urls_are_refused_in_one_sentence(text: str) -> None:
 def test_a_malformed_manifest_names_the_field() -> None:
     with pytest.raises(HubResultsError, match=r"m\.json: field parts\.0\.path"):
         parse_manifest(b'{"layout": 1, "scoring_version": "x", "parts": [{"path": "../x", "files": {}}]}', "m.json")
+    with pytest.raises(HubResultsError, match=r"m\.json: field parts\.0\.pmb_runs: .*greater than or equal to 0"):
+        parse_manifest(
+            b'{"layout": 2, "scoring_version": "x", "parts": [{"path": "parts/' + b"0" * 16 + b'", "pmb_runs": -1, '
+            b'"files": {}}]}',
+            "m.json",
+        )
     with pytest.raises(HubResultsError, match="layout 7 is not one"):
         parse_manifest(b'{"layout": 7}', "m.json")
     with pytest.raises(HubResultsError, match="not valid JSON"):
@@ -115,6 +129,95 @@ def test_the_first_page_reads_headers_and_a_second_start_only_the_manifests_meta
     assert hub.bytes_sent(again) == 0
     assert reopened.commit == opened.commit
     assert leaderboard.table_rows(reopened.pmb.table) == leaderboard.table_rows(opened.pmb.table)
+
+
+FIRST_PAGE_BYTES_PER_ROW = 1024
+"""The stated bound of the first page: the manifest, and at most this many bytes per board row it shows."""
+
+
+def test_the_first_page_reads_the_manifest_and_the_stored_home_page_only(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    pmb, qa = local
+    push_runs(pmb, qa, DATASET, token=None)
+    repo = hub.repo("dataset", DATASET)
+    start = len(hub.requests)
+    opened = open_front(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    assert opened is not None
+    assert {r.path.rsplit("/", 1)[-1] for r in hub.requests[start:]} == {MANIFEST, FRONT_FILE}
+    sent = hub.bytes_sent(start)
+    assert sent == len(repo.files[MANIFEST].data) + len(repo.files[FRONT_FILE].data)
+    shown = sum(len(b.rows) for b in (*opened.front.boards, *opened.front.publishable_boards))
+    assert sent <= len(repo.files[MANIFEST].data) + FIRST_PAGE_BYTES_PER_ROW * shown
+
+    # The boards are those of the dataset's runs, exactly, in both views.
+    dataset = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    for only in (False, True):
+        want = [
+            b.top(front.TOP_ROWS) for b in all_boards(dataset.pmb.table, dataset.pmb.fixture, dataset.qa.runs, only)
+        ]
+        got = front.boards_of(opened.front, only)
+        assert [(b.title, b.n_runs, b.n_below_nothing) for b in got] == [
+            (b.title, b.n_runs, b.n_below_nothing) for b in want
+        ]
+        for a, b in zip(got, want, strict=True):
+            pd.testing.assert_frame_equal(a.frame, b.frame, check_exact=True)
+
+    again = len(hub.requests)
+    assert open_front(HubLocation(DATASET), cache_dir=tmp_path / "cache") == opened
+    assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in hub.requests[again:]] == [("HEAD", MANIFEST)]
+
+
+def _commit(files: dict[str, bytes]) -> None:
+    api = HfApi(endpoint=hub_endpoint(), token=None)
+    ops = [CommitOperationAdd(path, data) for path, data in files.items()]
+    api.create_commit(DATASET, ops, commit_message="by hand", repo_type="dataset")
+
+
+def test_a_dataset_of_layout_1_is_read_and_the_next_push_stores_its_home_page(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    first, _ = _halves(local)
+    push_runs(*first, DATASET, token=None)
+    layout_2 = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "a")
+    assert len(layout_2.manifest.parts) == 1
+    ids = {"pmb_runs": [r.identity.run_id for r in first[0].runs], "qa_runs": [r.run_id for r in first[1].runs]}
+    doc = layout_2.manifest.model_dump(mode="json", exclude={"front_sha256"}) | {"layout": 1}
+    doc["parts"] = [doc["parts"][0] | ids]  # what a memeval of layout 1 wrote: every run id
+    old = json.dumps(doc).encode()
+    assert parse_manifest(old, "m.json") == layout_2.manifest.model_copy(update={"front_sha256": None})
+    _commit({MANIFEST: old})
+
+    assert open_front(HubLocation(DATASET), cache_dir=tmp_path / "b") is None  # the app reads the headers instead
+    read = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "b")
+    assert leaderboard.table_rows(read.pmb.table) == leaderboard.table_rows(layout_2.pmb.table)
+    assert push_runs(*first, DATASET, token=None).status == "unchanged"  # the ids come from the parts' headers
+
+    push_runs(*local, DATASET, token=None)
+    after = hub.repo("dataset", DATASET).files[MANIFEST].data
+    assert json.loads(after)["layout"] == 2 and b"run_id" not in after
+    opened = open_front(HubLocation(DATASET), cache_dir=tmp_path / "c")
+    assert opened is not None
+    assert sum(opened.front.run_counts.values()) == len(local[0].runs) + len(local[1].runs)
+
+
+def test_a_home_page_that_does_not_match_the_manifest_is_one_sentence(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    push_runs(*local, DATASET, token=None)
+    files = hub.repo("dataset", DATASET).files
+    _commit({FRONT_FILE: files[FRONT_FILE].data.replace(b'"rank":1,', b'"rank":2,', 1)})
+    with pytest.raises(HubResultsError, match=f"{FRONT_FILE} differs from the SHA-256 the manifest lists for it"):
+        open_front(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    manifest = parse_manifest(files[MANIFEST].data, "m")
+    _commit(
+        {
+            FRONT_FILE: b"{}",
+            MANIFEST: manifest_bytes(manifest.model_copy(update={"front_sha256": hashlib.sha256(b"{}").hexdigest()})),
+        }
+    )
+    with pytest.raises(HubResultsError, match=f"{FRONT_FILE}: field layout: Field required"):
+        open_front(HubLocation(DATASET), cache_dir=tmp_path / "cache")
 
 
 def test_a_pinned_commit_needs_no_request_once_cached(
@@ -194,7 +297,8 @@ def test_pushing_the_same_runs_twice_commits_nothing_and_new_runs_add_a_part(
     added = push_runs(*local, DATASET, token=None)  # only the second half is new
     assert (added.pmb_runs, added.qa_runs) == (len(second[0].runs), len(second[1].runs))
     after = hub.repo("dataset", DATASET).files
-    assert all(after[p].data == f.data for p, f in before.items() if p != MANIFEST)  # nothing rewritten
+    rewritten = {p for p, f in before.items() if after[p].data != f.data}
+    assert rewritten == {MANIFEST, FRONT_FILE}  # no part is rewritten; the manifest and the home page are
     opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
     assert len(opened.manifest.parts) == 2
     assert leaderboard.table_rows(opened.pmb.table) == leaderboard.rows(local[0].runs)

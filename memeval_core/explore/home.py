@@ -15,8 +15,9 @@ The interval is Wilson's score interval at 95% (:func:`wilson`) over the items b
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,12 +85,47 @@ class Board:
     item_name: str
     """What an item is ("cases", "questions")."""
     frame: pd.DataFrame
-    """:data:`COLUMNS`, best first; reference rows (PMB) have no rank and no run id."""
+    """:data:`COLUMNS`, best first, then the reference rows (PMB: no rank, no run id). It may hold only the top
+    of the board (:meth:`top`); the counts below are the whole board's."""
+    n_runs: int
+    """Runs on the whole board (references not counted)."""
+    n_below_nothing: int | None
+    """PMB: runs on the whole board that pass fewer cases than the system returning nothing; None without
+    that reference (no fixture, or QA)."""
 
     @property
     def runs(self) -> pd.DataFrame:
-        """The rows of submitted runs (no references)."""
+        """The rows of submitted runs in :attr:`frame` (no references)."""
         return self.frame[~self.frame["reference"]].reset_index(drop=True)
+
+    def top(self, n: int) -> Board:
+        """The board with only its first ``n`` runs (and every reference row); the counts stay the whole board's."""
+        if len(self.runs) <= n:
+            return self
+        kept = pd.concat([self.runs.head(n), self.frame[self.frame["reference"]]])
+        # Rebuilt from its rows, as every board is, so that its column types are the rows' own.
+        return dataclasses.replace(self, frame=board_frame(board_rows(kept)))
+
+
+def board_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """A board's frame of ``rows`` (:data:`COLUMNS`, missing values None)."""
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def board_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of a board's ``frame``, a missing value (NaN in a data frame) as None."""
+    return [
+        {str(k): None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()}
+        for r in frame.to_dict(orient="records")
+    ]
+
+
+def board(benchmark: str, title: str, score_name: str, item_name: str, frame: pd.DataFrame) -> Board:
+    """The board of the whole ``frame`` (every run), its counts taken from it."""
+    runs = frame[~frame["reference"]]
+    nothing = frame[frame["reference"] & (frame["display_name"] == "Reference: returns nothing")]
+    below = None if nothing.empty else int((runs["score"] < float(nothing["score"].iloc[0])).sum())
+    return Board(benchmark, title, score_name, item_name, frame, len(runs), below)
 
 
 def _upstream(source: str | None, sha256: str | None) -> dict[str, str | None]:
@@ -173,8 +209,8 @@ def pmb_board(runs: pa.Table, benchmark: Benchmark, fixture: PmbFixture | None) 
             ref = reference_system(fixture, name, benchmark)
             n = len(ref.cases)
             out.append(_row(None, f"Reference: {name}", ref.pass_rate, ref.passed, n, "simulated", None, True))
-    frame = pd.DataFrame(out, columns=list(COLUMNS))
-    return Board(benchmark, labels.benchmark_name(benchmark), "Pass rate", "cases", frame)
+    frame = board_frame(out)
+    return board(benchmark, labels.benchmark_name(benchmark), "Pass rate", "cases", frame)
 
 
 def qa_boards(runs: Sequence[QaRunHeader], publishable_only: bool = False) -> list[Board]:
@@ -208,7 +244,7 @@ def qa_boards(runs: Sequence[QaRunHeader], publishable_only: bool = False) -> li
             )
         benchmark = members[0]["benchmark"]
         title = labels.benchmark_name(benchmark) + group.removeprefix(benchmark)
-        boards.append(Board(benchmark, title, "Accuracy", "questions", pd.DataFrame(out, columns=list(COLUMNS))))
+        boards.append(board(benchmark, title, "Accuracy", "questions", board_frame(out)))
     order = {b: i for i, b in enumerate(labels.BENCHMARKS)}
     return sorted(boards, key=lambda b: (order.get(b.benchmark, len(order)), b.title))
 
@@ -223,11 +259,6 @@ def all_boards(
 
 
 def below_nothing(board: Board) -> tuple[int, int] | None:
-    """PMB: (runs that pass fewer cases than the system returning nothing, runs); None without that reference."""
-    refs = board.frame[board.frame["reference"]]
-    nothing = refs[refs["display_name"] == "Reference: returns nothing"]
-    if nothing.empty:
-        return None
-    floor = float(nothing["score"].iloc[0])
-    runs = board.runs
-    return int((runs["score"] < floor).sum()), len(runs)
+    """PMB: (runs that pass fewer cases than the system returning nothing, runs) over the whole board; None
+    without that reference."""
+    return None if board.n_below_nothing is None else (board.n_below_nothing, board.n_runs)

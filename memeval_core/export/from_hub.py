@@ -41,7 +41,7 @@ def _one_licence(found: set[str]) -> str:
 
 def _part_licences(contents: DatasetContents, part: Part) -> dict[str, str]:
     """``pmb`` and ``qa``: the one licence of every file the part's runs were pushed from, else ``unknown``."""
-    pmb_ids, qa_ids = set(part.pmb_runs), set(part.qa_runs)
+    pmb_ids, qa_ids = (set(ids) for ids in contents.part_runs[part.path])
     fixture = contents.pmb.fixture
     pmb = {licences.of_digest(r.identity.sha256) for r in contents.pmb.runs if r.identity.run_id in pmb_ids}
     pmb |= {licences.of_digest(sha) for sha in (fixture.sha256.values() if fixture and pmb_ids else ())}
