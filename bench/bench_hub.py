@@ -17,9 +17,10 @@ app's home page in AppTest:
 as one grown by many contributors would.
 
 Reported per size: seconds to the rendered page, the child's peak RSS, and the requests and response bytes
-the stand-in saw (first start, second start, after a push). Targets: the dataset's first page takes at most 2x
-the folder's; bytes and memory flat in the number of runs, or close to it; after a push, only the new part's
-files are fetched.
+the stand-in saw (first start, second start, after a push); the size of the manifest and the stored home page
+(all the first page reads), and the time of the last push (which computes the home page over every run).
+Targets: the dataset's first page takes at most 2x the folder's; bytes and memory flat in the number of runs,
+or close to it; after a push, only the new part's files are fetched.
 
     python -m bench.bench_hub [--quick] [--sizes 900x100,4500x500,10000x1000] [--parts 1]
 """
@@ -31,6 +32,7 @@ import dataclasses
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,8 @@ from huggingface_hub import constants
 
 from bench.bench_core import make_corpus
 from bench.common import parse_args, ratio, report, run_python
-from memeval_core.hub_results import push_runs
+from memeval_core.explore.front import FRONT_FILE
+from memeval_core.hub_results import MANIFEST, push_runs
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa.ingest import QaLoad
 from memeval_core.results import load_all_results
@@ -99,7 +102,9 @@ def measure(size: tuple[int, int], work: Path, hub: HubStandIn, parts: int) -> d
     hub_env = {**env, "MEMEVAL_RESULTS": f"hf://datasets/{repo}", "HF_HOME": str(work / f"hf-{n_pmb}-{parts}")}
     first = _start(hub, hub_env)
     second = _start(hub, hub_env)
+    t0 = time.perf_counter()
     push_runs(pmb, qa, repo, token=HUB_TOKEN, results=folder)  # the held-back runs: a new revision
+    push_s = time.perf_counter() - t0
     del pmb, qa
     files = hub.repo("dataset", repo).files
     after = _start(hub, hub_env)
@@ -121,6 +126,9 @@ def measure(size: tuple[int, int], work: Path, hub: HubStandIn, parts: int) -> d
         "hub_after_push_bytes": after["bytes"],
         "hub_after_push_requests": after["requests"],
         "dataset_bytes": stored,
+        "manifest_bytes": len(files[MANIFEST].data),
+        "front_bytes": len(files[FRONT_FILE].data),
+        "last_push_s": push_s,
     }
 
 
@@ -135,6 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     chosen = [(20, 2)] if args.quick else [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
     constants.HF_HUB_DISABLE_XET = True  # the stand-in speaks git LFS, not Xet
     work = Path(tempfile.mkdtemp(prefix="memeval-bench-hub-"))
+    constants.HF_HUB_CACHE = str(work / "hf-pushes")  # what the pushes read of the dataset, not the user's cache
     results = []
     try:
         with HubStandIn(HUB_TOKEN) as hub:
@@ -159,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
             "after a push bytes": r["hub_after_push_bytes"],
             "after a push requests": r["hub_after_push_requests"],
             "dataset bytes": r["dataset_bytes"],
+            "manifest + home page bytes": r["manifest_bytes"] + r["front_bytes"],
+            "last push (s)": r["last_push_s"],
             "hub peak RSS (MiB)": r["hub_first_peak_mib"],
             "folder peak RSS (MiB)": r["folder_peak_mib"],
         }
