@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 def json_path(loc: Sequence[int | str]) -> str:
@@ -12,6 +16,12 @@ def json_path(loc: Sequence[int | str]) -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
+
+
+def first_problem(exc: ValidationError) -> str:
+    """A validation's first error as ``field a.b.0: message`` (``field $`` for the whole document)."""
+    err = exc.errors()[0]
+    return f"field {'.'.join(str(x) for x in err['loc']) or '$'}: {err['msg']}"
 
 
 @dataclass(frozen=True)

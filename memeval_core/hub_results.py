@@ -11,17 +11,17 @@ Layout of such a dataset (``memeval-manifest.json`` at the top, :class:`Manifest
 - ``memeval-front.json``: the home page, the top of every board over all runs
   (:mod:`memeval_core.explore.front`), written by every push.
 
-The app's first page (:func:`open_front`) reads the manifest and the stored home page: a fixed number of
-bytes, however many runs the dataset holds. Reading the runs (:func:`open_dataset`) resolves the revision to a
-commit with one request (none when the revision is a commit id), reads the manifest and each part's headers
-(runs table, fixture, QA run lines), and fetches a part's cases or questions only when a page asks for one of
-its runs. Files are fetched with ``hf_hub_download`` at the resolved commit, so they land in the Hugging Face
-cache keyed by commit: a second start on an unchanged revision sends one metadata request and downloads
-nothing, and after a push only the new parts' files are fetched (:meth:`_Fetcher.for_part`: the parts already
-cached at an earlier commit, with the SHA-256s the manifest lists, are read there). (``HfFileSystem`` would
-read byte ranges, but it keeps no cache across starts.) Credentials come from the environment (``HF_TOKEN`` or
-the saved login), never from the URL. An export reads every part whole instead (:func:`read_dataset`), through
-the same cache, each file checked against the SHA-256 the manifest lists for it.
+The app's first page (:func:`open_front`) reads the manifest and the stored home page: bytes that grow with the
+number of pushes (the manifest's parts), not of runs. Reading the runs (:func:`open_dataset`) resolves the
+revision to a commit with one request (none when the revision is a commit id), reads the manifest and each
+part's headers (runs table, fixture, QA run lines), and fetches a part's cases or questions only when a page
+asks for one of its runs. Files are fetched with ``hf_hub_download`` at the resolved commit, so they land in the
+Hugging Face cache keyed by commit: a second start on an unchanged revision sends one metadata request and
+downloads nothing, and after a push only the new parts' files are fetched (:meth:`_Fetcher.for_part`: the parts
+already cached at an earlier commit, with the SHA-256s the manifest lists, are read there). (``HfFileSystem``
+would read byte ranges, but it keeps no cache across starts.) Credentials come from the environment
+(``HF_TOKEN`` or the saved login), never from the URL. An export reads every part whole instead
+(:func:`read_dataset`), through the same cache, each file checked against the SHA-256 the manifest lists for it.
 
 Contributing (:func:`push_runs`): the runs of a local results folder that the dataset does not hold yet (by
 the run ids in its parts' headers) become one new part plus an updated manifest and home page, in one commit
@@ -57,7 +57,16 @@ from huggingface_hub.file_download import repo_folder_name  # the cache's docume
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from memeval_core import SCORING_VERSION
-from memeval_core.explore.front import FRONT_FILE, FrontError, OpenedFront, front_bytes, front_page, parse_front
+from memeval_core.errors import first_problem
+from memeval_core.explore.front import (
+    FRONT_FILE,
+    FrontError,
+    FrontPage,
+    OpenedFront,
+    front_bytes,
+    front_page,
+    parse_front,
+)
 from memeval_core.export.hub import explain, hub_endpoint
 from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
 from memeval_core.pmb.fixtures import PmbFixture
@@ -113,12 +122,21 @@ class Part(BaseModel):
 
     path: str = Field(pattern=r"^parts/[0-9a-f]{16}$")
     """The folder, ``parts/<id>``; the id is the first 16 hex digits of the SHA-256 of its sorted run ids."""
-    pmb_runs: int = Field(0, ge=0)
-    """How many PMB runs the part holds (their ids are in its runs table)."""
-    qa_runs: int = Field(0, ge=0)
-    """How many QA runs the part holds (their ids are in its QA run lines)."""
+    pmb_runs: int = Field(0, ge=0, strict=True)
+    """How many PMB runs the part holds (their ids are in its runs table; reading checks the count)."""
+    qa_runs: int = Field(0, ge=0, strict=True)
+    """How many QA runs the part holds (their ids are in its QA run lines; reading checks the count)."""
     files: dict[str, str]
     """File name in the folder -> SHA-256 of its bytes."""
+
+    @model_validator(mode="after")
+    def _counts_match_files(self) -> Part:
+        """A part counts PMB runs exactly when it lists PMB files, and QA runs exactly when it lists QA files."""
+        if (self.pmb_runs > 0) != (FIXTURE_FILE in self.files) or (self.qa_runs > 0) != (QA_RUNS_FILE in self.files):
+            raise ValueError(
+                f"pmb_runs and qa_runs count the runs of the files it lists ({FIXTURE_FILE}, {QA_RUNS_FILE})"
+            )
+        return self
 
 
 class Manifest(BaseModel):
@@ -145,14 +163,29 @@ class Manifest(BaseModel):
         (the ids are in the parts' headers) and names the stored home page."""
         if not isinstance(data, dict) or data.get("layout") != 1:
             return data
+        if "front_sha256" in data:
+            raise ValueError("layout 1 has no front_sha256")
         parts = data.get("parts", [])
         if isinstance(parts, list):
-            parts = [
-                {**p, **{k: len(p[k]) for k in ("pmb_runs", "qa_runs") if isinstance(p.get(k), list)}}
-                if isinstance(p, dict) else p
-                for p in parts
-            ]  # fmt: skip
+            parts = [_counted(p) for p in parts]
         return {**data, "layout": 2, "parts": parts}
+
+    @model_validator(mode="after")
+    def _parts_once(self) -> Manifest:
+        """Each part is listed once."""
+        if len({p.path for p in self.parts}) != len(self.parts):
+            raise ValueError("parts: a part is listed twice")
+        return self
+
+
+def _counted(part: object) -> object:
+    """A layout-1 part with its lists of run ids as counts (anything else is left for validation to refuse)."""
+    if not isinstance(part, dict):
+        return part
+    ids = {k: v for k, v in part.items() if k in ("pmb_runs", "qa_runs")}
+    if all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in ids.values()):
+        return {**part, **{k: len(v) for k, v in ids.items()}}
+    return part
 
 
 def empty_manifest() -> Manifest:
@@ -166,14 +199,15 @@ def parse_manifest(data: bytes, where: str) -> Manifest:
         doc = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise HubResultsError(f"{where}: not valid JSON ({exc})") from exc
-    if isinstance(doc, dict) and doc.get("layout") not in (1, LAYOUT):
-        raise HubResultsError(f"{where}: layout {doc.get('layout')!r} is not one this memeval reads (1, {LAYOUT})")
+    except RecursionError as exc:
+        raise HubResultsError(f"{where}: nested too deeply to be a manifest") from exc
+    layout = doc.get("layout") if isinstance(doc, dict) else None
+    if isinstance(doc, dict) and not (type(layout) is int and layout in (1, LAYOUT)):
+        raise HubResultsError(f"{where}: layout {layout!r} is not one this memeval reads (1, {LAYOUT})")
     try:
         manifest = Manifest.model_validate(doc)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or "$"
-        raise HubResultsError(f"{where}: field {field}: {err['msg']}") from exc
+        raise HubResultsError(f"{where}: {first_problem(exc)}") from exc
     if manifest.scoring_version != SCORING_VERSION:
         raise HubResultsError(
             f"{where}: scored with scoring version {manifest.scoring_version}, this memeval scores with "
@@ -333,21 +367,35 @@ def _one_part_per_run(run_ids: Sequence[str], where: str) -> None:
 
 def open_front(location: HubLocation, *, token: str | None = None, cache_dir: Path | None = None) -> OpenedFront | None:
     """The dataset's stored home page: the manifest and ``memeval-front.json``, nothing else (a second start on an
-    unchanged revision costs one metadata request). None when the manifest names none (a dataset last pushed to
-    by a memeval before layout 2): then the first page needs :func:`open_dataset`."""
+    unchanged revision costs one metadata request). None when there is no usable one (:func:`usable_front`):
+    then the first page reads every part's headers (:func:`open_dataset`), which is slower but as right."""
     commit = resolve_commit(location, token)
     fetch = _Fetcher(location, commit, token, cache_dir)
     manifest = parse_manifest(fetch(MANIFEST).read_bytes(), f"{location}/{MANIFEST}")
     if manifest.front_sha256 is None:
         return None
-    where = f"{HubLocation(location.repo_id, commit)}/{FRONT_FILE}"
-    data = fetch(FRONT_FILE).read_bytes()
+    front = usable_front(fetch(FRONT_FILE).read_bytes(), manifest, f"{HubLocation(location.repo_id, commit)}")
+    return None if front is None else OpenedFront(commit, front)
+
+
+def usable_front(data: bytes, manifest: Manifest, where: str) -> FrontPage | None:
+    """The stored home page in ``data`` when it is the one ``manifest`` names (its SHA-256), was computed over the
+    manifest's parts, and reads as this memeval's format and scoring version; None otherwise (a file written by
+    another memeval, a manifest edited by hand, a damaged file)."""
     if hashlib.sha256(data).hexdigest() != manifest.front_sha256:
-        raise HubResultsError(f"{where} differs from the SHA-256 the manifest lists for it")
+        return None
     try:
-        return OpenedFront(commit, parse_front(data, where))
-    except FrontError as exc:
-        raise HubResultsError(str(exc)) from exc
+        front = parse_front(data, f"{where}/{FRONT_FILE}")
+    except FrontError:
+        return None
+    return front if front.parts_sha256 == parts_digest(manifest.parts) else None
+
+
+def parts_digest(parts: Sequence[Part]) -> str:
+    """SHA-256 of a manifest's parts (folders, run counts, files' digests) in order: what a stored home page was
+    computed over."""
+    text = json.dumps([p.model_dump(mode="json") for p in parts], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _fetched_first(fetch: Callable[[], Path], read: Callable[P, T]) -> Callable[P, T]:
@@ -367,7 +415,8 @@ def _open_pmb_part(fetch: _Fetcher, part: Part) -> PmbHeaders:
     if not has_current_runs_table(folder):  # another layout: the part is read whole
         for name in (RUNS_FILE, CASES_FILE):
             fetch(f"{part.path}/{name}")
-    opened = open_snapshot(folder)
+    opened = _readable(fetch, part, folder, open_snapshot)
+    _counts_agree(fetch, part, "pmb_runs", opened.table.num_rows)
     cases = partial(fetch, f"{part.path}/{CASES_FILE}")
     return dataclasses.replace(
         opened,
@@ -381,9 +430,29 @@ def _open_qa_part(fetch: _Fetcher, part: Part) -> QaHeaders:
     fetch = fetch.for_part(part, _QA_HEADER_FILES)
     fetched = [fetch(f"{part.path}/{name}") for name in _QA_HEADER_FILES]
     folder = fetched[0].parent
-    opened = open_qa_snapshot(folder)
+    opened = _readable(fetch, part, folder, open_qa_snapshot)
+    _counts_agree(fetch, part, "qa_runs", len(opened.runs))
     questions = partial(fetch, f"{part.path}/{QUESTIONS_FILE}")
     return dataclasses.replace(opened, read_runs=_fetched_first(questions, opened.read_runs))
+
+
+def _readable(fetch: _Fetcher, part: Part, folder: Path, read: Callable[[Path], T]) -> T:
+    """``read(folder)``; ``HubResultsError`` naming the part when its files are not a snapshot this memeval reads."""
+    try:
+        return read(folder)
+    except (ValueError, OSError, KeyError, TypeError, pa.ArrowException) as exc:
+        reason = str(exc).replace(str(folder), part.path)  # the cache's local path says nothing to the reader
+        where = HubLocation(fetch.location.repo_id, fetch.commit)
+        raise HubResultsError(f"{where}: {part.path} is not a snapshot this memeval reads ({reason})") from exc
+
+
+def _counts_agree(fetch: _Fetcher, part: Part, field: Literal["pmb_runs", "qa_runs"], held: int) -> None:
+    """``HubResultsError`` when the part holds another number of runs than its manifest entry says."""
+    if getattr(part, field) != held:
+        where = HubLocation(fetch.location.repo_id, fetch.commit)
+        raise HubResultsError(
+            f"{where}/{MANIFEST}: field {field} of {part.path} says {getattr(part, field)}, the part holds {held}"
+        )
 
 
 def _owners(
@@ -478,6 +547,9 @@ def read_dataset(location: HubLocation, *, token: str | None = None, cache_dir: 
     qa = [_read_part(fetch, p, _QA_FILES, read_qa_snapshot, where) for p in qa_parts]
     pmb_ids = {p.path: tuple(r.identity.run_id for r in load.runs) for p, (load, _) in zip(pmb_parts, pmb, strict=True)}
     qa_ids = {p.path: tuple(r.run_id for r in load.runs) for p, (load, _) in zip(qa_parts, qa, strict=True)}
+    for p in manifest.parts:
+        _counts_agree(fetch, p, "pmb_runs", len(pmb_ids.get(p.path, ())))
+        _counts_agree(fetch, p, "qa_runs", len(qa_ids.get(p.path, ())))
     part_runs = {p.path: (pmb_ids.get(p.path, ()), qa_ids.get(p.path, ())) for p in manifest.parts}
     _one_part_per_run([i for ids in (*pmb_ids.values(), *qa_ids.values()) for i in ids], where)
     fixture = _one_fixture([load.fixture for load, _ in pmb], where)
@@ -507,12 +579,7 @@ def _read_part(
             raise HubResultsError(f"{where}: {part.path}/{name} could not be read from the local cache") from exc
         if digest != part.files[name]:
             raise HubResultsError(f"{where}: {part.path}/{name} differs from the SHA-256 the manifest lists for it")
-    folder = fetched[0].parent
-    try:
-        return read(folder), digests
-    except (ValueError, OSError, KeyError, TypeError) as exc:
-        reason = str(exc).replace(str(folder), part.path)  # the cache's local path says nothing to the reader
-        raise HubResultsError(f"{where}: {part.path} is not a snapshot this memeval reads ({reason})") from exc
+    return _readable(fetch, part, fetched[0].parent, read), digests
 
 
 # ------------------------------------------------------------------ pushing
@@ -575,6 +642,10 @@ def _manifest_at(api: HfApi, repo_id: str, commit: str, token: str | None) -> Ma
         return parse_manifest(Path(str(local)).read_bytes(), f"hf://datasets/{repo_id}@{commit}/{MANIFEST}")
 
 
+Held = tuple[PmbHeaders, QaHeaders]
+"""The headers of every run a dataset holds at one commit."""
+
+
 def _new_runs(pmb: PmbLoad, qa: QaLoad, held: Held, manifest: Manifest) -> tuple[PmbLoad, QaLoad]:
     known = {*held[0].table.column("run_id").to_pylist(), *(h.run_id for h in held[1].runs)}
     new_pmb = tuple(r for r in pmb.runs if r.identity.run_id not in known)
@@ -582,10 +653,6 @@ def _new_runs(pmb: PmbLoad, qa: QaLoad, held: Held, manifest: Manifest) -> tuple
     if new_pmb and pmb.fixture is not None and manifest.fixture_sha256 not in ({}, dict(pmb.fixture.sha256)):
         raise HubResultsError("the dataset's PMB runs were scored against another fixture than these runs")
     return dataclasses.replace(pmb, runs=new_pmb), dataclasses.replace(qa, runs=new_qa)
-
-
-Held = tuple[PmbHeaders, QaHeaders]
-"""The headers of every run a dataset holds at one commit."""
 
 
 def _held_at(repo_id: str, head: str, manifest: Manifest, token: str | None) -> Held:
@@ -636,9 +703,10 @@ def push_runs(
     )
 
 
-def _front_with(held: Held, folder: Path, where: str) -> bytes:
-    """The stored home page over the runs ``held`` and the new part written in ``folder``, as the app will read
-    them after the push (the new part's headers are read back from its files)."""
+def _front_with(held: Held, folder: Path, parts: Sequence[Part], where: str) -> bytes:
+    """The stored home page over the runs ``held`` and the new part written in ``folder`` (``parts``: the manifest's
+    parts with it), as the app will read them after the push (the new part's headers are read back from its
+    files)."""
     pmb = [held[0]] if held[0].table.num_rows else []
     if (folder / RUNS_TABLE_FILE).is_file():
         pmb.append(open_snapshot(folder))
@@ -646,7 +714,11 @@ def _front_with(held: Held, folder: Path, where: str) -> bytes:
     if (folder / QA_RUNS_FILE).is_file():
         qa.append(open_qa_snapshot(folder))
     all_pmb, all_qa = _combined_pmb(pmb, where), _combined_qa(qa)
-    return front_bytes(front_page(all_pmb.table, all_pmb.fixture, all_qa.runs, all_qa.locomo_source))
+    try:
+        front = front_page(all_pmb.table, all_pmb.fixture, all_qa.runs, all_qa.locomo_source, parts_digest(parts))
+    except ValidationError as exc:  # a value outside the stored page's bounds: name it, commit nothing
+        raise HubResultsError(f"{where}: the home page of these runs cannot be stored ({first_problem(exc)})") from exc
+    return front_bytes(front)
 
 
 def _commit_part(
@@ -656,7 +728,7 @@ def _commit_part(
     no longer the head."""
     with tempfile.TemporaryDirectory(prefix="memeval-part-") as tmp:
         part = _write_part(Path(tmp), pmb, qa, results)
-        front = _front_with(held, Path(tmp), f"hf://datasets/{repo_id}")
+        front = _front_with(held, Path(tmp), (*manifest.parts, part), f"hf://datasets/{repo_id}")
         fixture = dict(pmb.fixture.sha256) if pmb.runs and pmb.fixture is not None else manifest.fixture_sha256
         updated = manifest.model_copy(
             update={

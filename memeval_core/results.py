@@ -66,7 +66,7 @@ from memeval_core.qa.locomo import load_locomo
 from memeval_core.qa.snapshot import QaHeaders, has_qa_snapshot, open_qa_snapshot, read_qa_snapshot, write_qa_snapshot
 from memeval_core.qa.snapshot import headers_of as qa_headers_of
 
-if TYPE_CHECKING:  # importing it costs pandas; only a Hub root's first page uses it
+if TYPE_CHECKING:  # it imports pandas, which a folder's load does not need
     from memeval_core.explore.front import OpenedFront
 
 CACHE_FORMAT = 3

@@ -66,7 +66,7 @@ def figure(board: Board) -> go.Figure:
         fig.add_annotation(
             x=x, y=1, yref="paper", yshift=4 + LABEL_PX * level, yanchor="bottom",
             xanchor="left" if x < 60 else "right", showarrow=False, font={"size": 11, "color": REFERENCE},
-            text=f"{name}: {x:.1f}%",
+            text=f"{ui.chart_text(name)}: {x:.1f}%",
         )  # fmt: skip
     fig.update_layout(
         # Two lines: a long benchmark name on the first would run past the chart's edge (titles do not wrap).

@@ -160,21 +160,25 @@ def _last_good() -> dict[tuple[str, str], Any]:
     return {}
 
 
-def _or_last_good(root: Path | HubLocation, kind: str, read: Callable[[], T]) -> T:
+def _or_last_good(root: Path | HubLocation, read: Callable[[], Everything]) -> Everything:
     """``read()``; when a results dataset on the Hub cannot be read (gone, 401/403/404, network), the page says so
-    in one sentence and goes on with the last read of ``kind`` that worked, or stops when there is none."""
-    key = (kind, str(root))
+    in one sentence and goes on with the last load that worked, or stops when there is none."""
+    key = ("everything", str(root))
     try:
         value = read()
     except HubResultsError as exc:
-        last = _last_good().get(key)
-        shown = "; showing the last view that was read." if last is not None else "."
-        st.error(str(exc).rstrip(".") + shown, icon=":material/cloud_off:")
+        last: Everything | None = _last_good().get(key)
+        _read_failed(exc, last is not None)
         if last is None:
             st.stop()
         value = last
     _last_good()[key] = value
     return value
+
+
+def _read_failed(exc: HubResultsError, showing_last: bool) -> None:
+    shown = "; showing the last view that was read." if showing_last else "."
+    st.error(str(exc).rstrip(".") + shown, icon=":material/cloud_off:")
 
 
 def _root_or_stop() -> Path | HubLocation:
@@ -994,7 +998,7 @@ def load_everything_current() -> Everything:
         folders = (str(fixtures) if fixtures else None, str(datasets) if datasets else None)
         return load_everything(str(root), *folders, root_fingerprint(root, fixtures, datasets))
 
-    everything = _or_last_good(root, "everything", read)
+    everything = _or_last_good(root, read)
     sidebar(summary_of(everything))
     return everything
 
@@ -1014,7 +1018,15 @@ def load_front_current() -> OpenedFront | None:
     root = _root_or_stop()
     if not isinstance(root, HubLocation):
         return None
-    opened = _or_last_good(root, "front", lambda: load_front(str(root), root_fingerprint(root, None, None)))
+    key = ("front", str(root))
+    try:
+        opened = load_front(str(root), root_fingerprint(root, None, None))
+    except HubResultsError as exc:
+        opened = _last_good().get(key)
+        if opened is None:  # read the runs' headers instead: that read says what failed, or shows its last view
+            return None
+        _read_failed(exc, showing_last=True)
+    _last_good()[key] = opened
     if opened is not None:
         front = opened.front
         sidebar(Summary(str(root), opened.commit, front.run_counts, front.locomo_unjoined))

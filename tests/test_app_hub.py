@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from huggingface_hub import CommitOperationAdd, HfApi
 
 from memeval_core.explore.front import FRONT_FILE
-from memeval_core.hub_results import MANIFEST, push_runs
+from memeval_core.export.hub import hub_endpoint
+from memeval_core.hub_results import MANIFEST, manifest_bytes, parse_manifest, push_runs
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa.ingest import QaLoad
 from pages import ui
@@ -90,3 +92,26 @@ def test_an_unknown_dataset_is_one_sentence(hub: HubStandIn, monkeypatch: pytest
     at = run_page("pages/leaderboard.py")
     (error,) = at.error
     assert "never from the URL" in error.value and "hf_pasted" not in error.value
+
+
+def test_a_dataset_without_a_stored_home_page_is_read_whole_and_survives_a_failed_refresh(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVAL_RESULTS", str(shared_data))
+    folder = _tables(run_page("pages/home.py"))
+    push_runs(*local, DATASET, token=None)
+    manifest = parse_manifest(hub.repo("dataset", DATASET).files[MANIFEST].data, "m")
+    api = HfApi(endpoint=hub_endpoint(), token=None)
+    unnamed = manifest_bytes(manifest.model_copy(update={"front_sha256": None}))  # as pushed before layout 2
+    api.create_commit(DATASET, [CommitOperationAdd(MANIFEST, unnamed)], commit_message="m", repo_type="dataset")
+    monkeypatch.setenv("MEMEVAL_RESULTS", f"hf://datasets/{DATASET}")
+    at = run_page("pages/home.py")
+    for a, b in zip(_tables(at), folder, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+
+    hub.drop_connections = True
+    at.button(key=ui.REFRESH_KEY).click().run()
+    (error,) = at.error  # one sentence, not one per read
+    assert "Network error" in error.value and "showing the last view that was read" in error.value
+    assert len(_tables(at)) == len(folder)
+    hub.drop_connections = False

@@ -15,13 +15,21 @@ import pandas as pd
 import pytest
 from huggingface_hub import CommitOperationAdd, HfApi
 
-from memeval_core import cli, leaderboard
+from memeval_core import SCORING_VERSION, cli, leaderboard
 from memeval_core.explore import front
 from memeval_core.explore.front import FRONT_FILE
 from memeval_core.explore.home import all_boards
 from memeval_core.export.hub import hub_endpoint
 from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
-from memeval_core.hub_results import MANIFEST, manifest_bytes, open_dataset, open_front, parse_manifest, push_runs
+from memeval_core.hub_results import (
+    MANIFEST,
+    OpenedDataset,
+    manifest_bytes,
+    open_dataset,
+    open_front,
+    parse_manifest,
+    push_runs,
+)
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import QaLoad
@@ -89,6 +97,54 @@ def test_a_malformed_manifest_names_the_field() -> None:
         parse_manifest(b'{"layout": 7}', "m.json")
     with pytest.raises(HubResultsError, match="not valid JSON"):
         parse_manifest(b"{", "m.json")
+    with pytest.raises(HubResultsError, match=r"m\.json: nested too deeply"):
+        parse_manifest(b"[" * 100_000 + b"]" * 100_000, "m.json")
+
+
+PART = {"path": "parts/" + "0" * 16, "files": {"pmb-fixture.json": "a", "qa-runs.jsonl": "b"}}
+
+
+@pytest.mark.parametrize(
+    ("doc", "words"),
+    [
+        ({"layout": True}, "layout True is not one this memeval reads"),
+        ({"layout": 2.0}, "layout 2.0 is not one this memeval reads"),
+        (
+            {"layout": 2, "parts": [PART | {"pmb_runs": "3", "qa_runs": 1}]},
+            "parts.0.pmb_runs: Input should be a valid integer",
+        ),
+        (
+            {"layout": 2, "parts": [PART | {"pmb_runs": True, "qa_runs": 1}]},
+            "parts.0.pmb_runs: Input should be a valid integer",
+        ),
+        (
+            {"layout": 1, "parts": [PART | {"pmb_runs": [1, None, {}], "qa_runs": ["q"]}]},
+            "parts.0.pmb_runs: Input should be a valid integer",
+        ),
+        ({"layout": 1, "front_sha256": "0" * 64}, "layout 1 has no front_sha256"),
+        ({"layout": 2, "parts": [PART | {"pmb_runs": 1, "qa_runs": 1}] * 2}, "parts: a part is listed twice"),
+        (
+            {"layout": 2, "parts": [PART | {"pmb_runs": 0, "qa_runs": 1}]},
+            "pmb_runs and qa_runs count the runs of the files",
+        ),
+    ],
+)
+def test_a_hostile_manifest_is_refused_in_one_sentence(doc: dict[str, Any], words: str) -> None:
+    data = json.dumps({"scoring_version": SCORING_VERSION} | doc).encode()
+    with pytest.raises(HubResultsError) as info:
+        parse_manifest(data, "m.json")
+    assert str(info.value).startswith("m.json: ") and words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_layout_1_manifest_becomes_layout_2() -> None:
+    old = {
+        "layout": 1,
+        "scoring_version": SCORING_VERSION,
+        "parts": [PART | {"pmb_runs": ["a", "b"], "qa_runs": ["q"]}],
+    }
+    manifest = parse_manifest(json.dumps(old).encode(), "m.json")
+    assert manifest.layout == 2 and manifest.front_sha256 is None
+    assert [(p.pmb_runs, p.qa_runs) for p in manifest.parts] == [(2, 1)]
 
 
 def test_the_dataset_gives_the_folders_leaderboard_and_runs(
@@ -147,7 +203,7 @@ def test_the_first_page_reads_the_manifest_and_the_stored_home_page_only(
     assert {r.path.rsplit("/", 1)[-1] for r in hub.requests[start:]} == {MANIFEST, FRONT_FILE}
     sent = hub.bytes_sent(start)
     assert sent == len(repo.files[MANIFEST].data) + len(repo.files[FRONT_FILE].data)
-    shown = sum(len(b.rows) for b in (*opened.front.boards, *opened.front.publishable_boards))
+    shown = sum(len(b.rows) for b in (*opened.front.boards, *opened.front.publishable_qa_boards))
     assert sent <= len(repo.files[MANIFEST].data) + FIRST_PAGE_BYTES_PER_ROW * shown
 
     # The boards are those of the dataset's runs, exactly, in both views.
@@ -166,6 +222,16 @@ def test_the_first_page_reads_the_manifest_and_the_stored_home_page_only(
     again = len(hub.requests)
     assert open_front(HubLocation(DATASET), cache_dir=tmp_path / "cache") == opened
     assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in hub.requests[again:]] == [("HEAD", MANIFEST)]
+
+
+def _front_covers(dataset: OpenedDataset, cache: Path) -> None:
+    """The stored home page is the one of every run the dataset holds."""
+    opened = open_front(dataset.location, cache_dir=cache)
+    assert opened is not None and opened.commit == dataset.commit
+    assert sum(opened.front.run_counts.values()) == dataset.pmb.table.num_rows + len(dataset.qa.runs)
+    want = [b.top(front.TOP_ROWS) for b in all_boards(dataset.pmb.table, dataset.pmb.fixture, dataset.qa.runs)]
+    for a, b in zip(front.boards_of(opened.front), want, strict=True):
+        pd.testing.assert_frame_equal(a.frame, b.frame, check_exact=True)
 
 
 def _commit(files: dict[str, bytes]) -> None:
@@ -194,30 +260,38 @@ def test_a_dataset_of_layout_1_is_read_and_the_next_push_stores_its_home_page(
     assert push_runs(*first, DATASET, token=None).status == "unchanged"  # the ids come from the parts' headers
 
     push_runs(*local, DATASET, token=None)
-    after = hub.repo("dataset", DATASET).files[MANIFEST].data
-    assert json.loads(after)["layout"] == 2 and b"run_id" not in after
+    after = json.loads(hub.repo("dataset", DATASET).files[MANIFEST].data)
+    assert after["layout"] == 2 and all(isinstance(p["pmb_runs"], int) for p in after["parts"])
     opened = open_front(HubLocation(DATASET), cache_dir=tmp_path / "c")
     assert opened is not None
     assert sum(opened.front.run_counts.values()) == len(local[0].runs) + len(local[1].runs)
 
 
-def test_a_home_page_that_does_not_match_the_manifest_is_one_sentence(
+def test_a_stored_home_page_that_is_not_the_manifests_is_not_used(
     hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
 ) -> None:
+    first, _ = _halves(local)
+    push_runs(*first, DATASET, token=None)
     push_runs(*local, DATASET, token=None)
-    files = hub.repo("dataset", DATASET).files
-    _commit({FRONT_FILE: files[FRONT_FILE].data.replace(b'"rank":1,', b'"rank":2,', 1)})
-    with pytest.raises(HubResultsError, match=f"{FRONT_FILE} differs from the SHA-256 the manifest lists for it"):
-        open_front(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    files = dict(hub.repo("dataset", DATASET).files)
     manifest = parse_manifest(files[MANIFEST].data, "m")
-    _commit(
-        {
-            FRONT_FILE: b"{}",
-            MANIFEST: manifest_bytes(manifest.model_copy(update={"front_sha256": hashlib.sha256(b"{}").hexdigest()})),
-        }
-    )
-    with pytest.raises(HubResultsError, match=f"{FRONT_FILE}: field layout: Field required"):
-        open_front(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    good = files[FRONT_FILE].data
+    assert open_front(HubLocation(DATASET), cache_dir=tmp_path / "a") is not None
+
+    def named(front: bytes, parts: object = manifest.parts) -> dict[str, bytes]:
+        changed = manifest.model_copy(update={"front_sha256": hashlib.sha256(front).hexdigest(), "parts": parts})
+        return {FRONT_FILE: front, MANIFEST: manifest_bytes(changed)}
+
+    for n, files_now in enumerate(
+        [
+            {FRONT_FILE: good.replace(b'"rank":1,', b'"rank":2,', 1)},  # changed after the manifest named it
+            named(b"{}"),  # not a stored home page
+            named(good.replace(SCORING_VERSION.encode(), b"0.0.0", 1)),  # other scoring code
+            named(good, manifest.parts[1:]),  # a part dropped from the manifest by hand
+        ]
+    ):
+        _commit(files_now)
+        assert open_front(HubLocation(DATASET), cache_dir=tmp_path / f"c{n}") is None, n  # the headers are read instead
 
 
 def test_a_pinned_commit_needs_no_request_once_cached(
@@ -327,6 +401,7 @@ def test_a_push_that_loses_a_race_retries_on_the_new_head(
     assert outcome.status == "committed" and outcome.attempts == 2
     assert "after 1 concurrent push(es)" in outcome.describe()
     opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    _front_covers(opened, tmp_path / "front")
     assert sorted(leaderboard.table_rows(opened.pmb.table), key=str) == sorted(leaderboard.rows(local[0].runs), key=str)
     assert {q.run_id for q in opened.qa.runs} == {q.run_id for q in local[1].runs}
 
@@ -345,6 +420,7 @@ def test_two_concurrent_pushes_both_land(hub: HubStandIn, local: tuple[PmbLoad, 
         t.join()
     assert [o.status for o in outcomes] == ["committed", "committed"]
     opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
+    _front_covers(opened, tmp_path / "front")
     assert {r["run_id"] for r in leaderboard.table_rows(opened.pmb.table)} == {r.identity.run_id for r in local[0].runs}
     assert len(opened.qa.runs) == len(local[1].runs)
 

@@ -4,7 +4,7 @@ A results dataset on the Hub may hold any number of runs, but the home page show
 :data:`TOP_ROWS` runs of each board (every run is on the details pages). Each push computes those rows over the
 whole dataset, with the same code the app runs on a folder (:func:`memeval_core.explore.home.all_boards`), and
 commits them as ``memeval-front.json`` (:class:`FrontPage`). The app's first page from a dataset then reads the
-manifest and this file: a fixed number of bytes, however many runs the dataset holds.
+manifest and this file: bytes that grow with the number of pushes (the manifest's parts), not of runs.
 
 Floats are written with Python's shortest round-trip representation, so a board read back is the same frame,
 bit for bit, as the one computed from the runs (:func:`boards_of`).
@@ -13,15 +13,19 @@ bit for bit, as the one computed from the runs (:func:`boards_of`).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
+import pandas as pd
 import pyarrow as pa
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from memeval_core import SCORING_VERSION
-from memeval_core.explore.home import Board, all_boards, board_frame, board_rows
+from memeval_core import SCORING_VERSION, labels
+from memeval_core.errors import first_problem
+from memeval_core.explore.home import Board, board_frame, board_rows, pmb_boards, qa_boards
+from memeval_core.explore.reference import REFERENCE_NAMES
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.qa.ingest import QaRunHeader
 
@@ -29,7 +33,16 @@ FRONT_FILE = "memeval-front.json"
 """The stored home page's path in a results dataset."""
 TOP_ROWS = 100
 """Runs per board on the home page (and in :data:`FRONT_FILE`)."""
+MAX_FRONT_BYTES = 16 * 1024 * 1024
+"""A stored home page larger than this is refused unread (the file a push writes is a few hundred KB)."""
+SLACK = 1e-12
+"""Rounding allowed when an interval's ends are compared with its score."""
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+"""A rate: a finite number from 0 to 1."""
+SCORES = {"Pass rate": "cases", "Accuracy": "questions"}
+"""What each kind of board scores, and what its items are."""
+REFERENCE_ROWS = tuple(f"Reference: {n}" for n in REFERENCE_NAMES)
+"""The names of the reference rows a PMB board may hold."""
 
 
 class FrontError(ValueError):
@@ -37,7 +50,7 @@ class FrontError(ValueError):
 
 
 class BoardRow(BaseModel):
-    """One row of a board (:data:`memeval_core.explore.home.COLUMNS`)."""
+    """One row of a board (:data:`memeval_core.explore.home.COLUMNS`, in that order)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -62,13 +75,28 @@ class BoardRow(BaseModel):
     run_id: str | None
     """The run's id; None for a reference row."""
     upstream_repository: str | None
-    """Repository the run's file comes from, when memeval's catalogue lists it."""
+    """Repository the run's file comes from, when the pusher's catalogue listed it."""
     upstream_commit: str | None
     """Commit of that file upstream."""
     upstream_path: str | None
     """Path of that file upstream."""
     licence: str | None
     """The file's licence."""
+
+    @model_validator(mode="after")
+    def _run_or_reference(self) -> BoardRow:
+        """A run has a rank and an id; a reference row has neither and one of the reference names; the interval
+        holds the score."""
+        if self.reference != (self.rank is None) or self.reference != (self.run_id is None):
+            raise ValueError("a run has a rank and a run id, a reference row neither")
+        if self.reference and self.display_name not in REFERENCE_ROWS:
+            raise ValueError(f"a reference row is one of {', '.join(REFERENCE_ROWS)}")
+        low, score, high = self.score_low, self.score, self.score_high
+        if (low is None) != (score is None) or (high is None) != (score is None):
+            raise ValueError("a score has both ends of its interval, and no score neither")
+        if low is not None and score is not None and high is not None and not low - SLACK <= score <= high + SLACK:
+            raise ValueError("the interval does not hold the score")
+        return self
 
 
 class StoredBoard(BaseModel):
@@ -83,13 +111,29 @@ class StoredBoard(BaseModel):
     score_name: Literal["Pass rate", "Accuracy"]
     """What the score is."""
     item_name: Literal["cases", "questions"]
-    """What an item is."""
+    """What an item is (cases for a pass rate, questions for an accuracy)."""
     n_runs: int = Field(ge=0)
     """Runs on the whole board."""
     n_below_nothing: int | None = Field(ge=0)
     """PMB: runs on the whole board passing fewer cases than the system returning nothing; None without it."""
     rows: tuple[BoardRow, ...]
     """The first :attr:`FrontPage.top_rows` runs, best first, then the reference rows."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> StoredBoard:
+        """Runs first, by rank, then references; no more runs than the board has; the counts agree with the rows."""
+        if SCORES[self.score_name] != self.item_name:
+            raise ValueError(f"a board of {self.score_name} counts {SCORES[self.score_name]}")
+        flags = [r.reference for r in self.rows]
+        if flags != sorted(flags):
+            raise ValueError("rows: the runs come first, then the reference rows")
+        ranks = [r.rank for r in self.rows if r.rank is not None]
+        if ranks != sorted(ranks) or len(ranks) > self.n_runs:
+            raise ValueError("rows: the runs are in rank order, at most n_runs of them")
+        nothing = any(r.display_name == REFERENCE_ROWS[0] for r in self.rows if r.reference)
+        if nothing != (self.n_below_nothing is not None) or (self.n_below_nothing or 0) > self.n_runs:
+            raise ValueError("n_below_nothing: set, at most n_runs, exactly when the board has the returns-nothing row")
+        return self
 
 
 class FrontPage(BaseModel):
@@ -102,24 +146,47 @@ class FrontPage(BaseModel):
     """Version of this format."""
     scoring_version: str
     """The scoring code the boards were computed with."""
+    parts_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """SHA-256 of the manifest's parts it was computed over (:func:`memeval_core.hub_results.parts_digest`): a
+    manifest whose parts differ (edited by hand) does not use it."""
     top_rows: int = Field(ge=1)
     """Runs kept per board."""
-    run_counts: dict[str, int]
-    """Runs per benchmark id, PMB suites first, in the order the app's sidebar lists them."""
+    run_counts: dict[str, Annotated[int, Field(ge=0)]]
+    """Runs per benchmark id, in the sidebar's order (:func:`run_counts`)."""
     locomo_unjoined: bool
     """LoCoMo runs were scored without the LoCoMo dataset (no categories, no evidence)."""
     boards: tuple[StoredBoard, ...]
-    """Every board, as the home page shows it."""
-    publishable_boards: tuple[StoredBoard, ...]
-    """Every board with only the publishable QA runs (the home page's "publishable only" view)."""
+    """Every board, as the home page shows it: PMB suites, then QA benchmarks."""
+    publishable_qa_boards: tuple[StoredBoard, ...]
+    """The QA boards with only the publishable runs (the home page's "publishable only" view; the PMB boards do
+    not change)."""
+
+    @field_validator("layout", mode="before")
+    @classmethod
+    def _not_a_truth_value(cls, value: object) -> object:
+        """JSON ``true`` equals 1 to a literal check; it is no layout."""
+        if isinstance(value, bool):
+            raise ValueError("a layout is a number")
+        return value
+
+    @model_validator(mode="after")
+    def _within_top(self) -> FrontPage:
+        """No board holds more than :attr:`top_rows` runs; the publishable view holds QA boards only."""
+        if any(
+            sum(not r.reference for r in b.rows) > self.top_rows for b in (*self.boards, *self.publishable_qa_boards)
+        ):
+            raise ValueError("a board holds more runs than top_rows")
+        if any(b.score_name != "Accuracy" for b in self.publishable_qa_boards):
+            raise ValueError("publishable_qa_boards: QA boards only")
+        return self
 
 
 def run_counts(pmb_benchmarks: Sequence[str], qa_runs: Sequence[QaRunHeader]) -> dict[str, int]:
-    """Runs per benchmark, in order of first appearance: the PMB runs' suites, then the QA runs'."""
-    counts: dict[str, int] = {}
-    for b in (*pmb_benchmarks, *(q.meta.benchmark for q in qa_runs)):
-        counts[b] = counts.get(b, 0) + 1
-    return counts
+    """Runs per benchmark: the benchmarks memeval knows in their order (:data:`memeval_core.labels.BENCHMARKS`),
+    then any other in order of first appearance, so the order does not depend on the order runs were pushed."""
+    counts = Counter([*pmb_benchmarks, *(q.meta.benchmark for q in qa_runs)])
+    order = {b: i for i, b in enumerate(labels.BENCHMARKS)}
+    return {b: counts[b] for b in sorted(counts, key=lambda b: order.get(b, len(order)))}
 
 
 def locomo_unjoined(qa_runs: Sequence[QaRunHeader], locomo_source: str | None) -> bool:
@@ -127,11 +194,13 @@ def locomo_unjoined(qa_runs: Sequence[QaRunHeader], locomo_source: str | None) -
     return locomo_source is None and any(q.meta.benchmark == "locomo" for q in qa_runs)
 
 
-def _stored(board: Board) -> StoredBoard:
-    rows = tuple(BoardRow.model_validate(r) for r in board_rows(board.frame))
+def _stored(board: Board, top_rows: int) -> StoredBoard:
+    """The top ``top_rows`` runs of ``board`` (and its references) as stored."""
+    top = board.top(top_rows)
     return StoredBoard(
-        benchmark=board.benchmark, title=board.title, score_name=board.score_name, item_name=board.item_name,
-        n_runs=board.n_runs, n_below_nothing=board.n_below_nothing, rows=rows,
+        benchmark=top.benchmark, title=top.title, score_name=top.score_name, item_name=top.item_name,
+        n_runs=top.n_runs, n_below_nothing=top.n_below_nothing,
+        rows=tuple(BoardRow.model_validate(r) for r in board_rows(top.frame)),
     )  # fmt: skip
 
 
@@ -140,60 +209,55 @@ def front_page(
     fixture: PmbFixture | None,
     qa_runs: Sequence[QaRunHeader],
     locomo_source: str | None,
+    parts_sha256: str,
     top_rows: int = TOP_ROWS,
 ) -> FrontPage:
-    """The home page of these runs (a PMB runs table and QA run headers), each board cut to ``top_rows`` runs."""
-    boards, publishable = (
-        [_stored(b.top(top_rows)) for b in all_boards(pmb_runs, fixture, qa_runs, publishable_only=only)]
-        for only in (False, True)
-    )
+    """The home page of these runs (a PMB runs table and QA run headers), each board cut to ``top_rows`` runs;
+    ``parts_sha256`` names the parts they were read from."""
+    pmb = [_stored(b, top_rows) for b in pmb_boards(pmb_runs, fixture)]
+    qa = [_stored(b, top_rows) for b in qa_boards(qa_runs)]
+    publishable = [_stored(b, top_rows) for b in qa_boards(qa_runs, publishable_only=True)]
     return FrontPage(
         layout=1,
         scoring_version=SCORING_VERSION,
+        parts_sha256=parts_sha256,
         top_rows=top_rows,
         run_counts=run_counts(pmb_runs.column("benchmark").to_pylist(), qa_runs),
         locomo_unjoined=locomo_unjoined(qa_runs, locomo_source),
-        boards=tuple(boards),
-        publishable_boards=tuple(publishable),
+        boards=(*pmb, *qa),
+        publishable_qa_boards=tuple(publishable),
     )
 
 
 def boards_of(front: FrontPage, publishable_only: bool = False) -> list[Board]:
     """The boards stored in ``front``, as :func:`memeval_core.explore.home.all_boards` gives them (cut to the top)."""
-    stored = front.publishable_boards if publishable_only else front.boards
+    pmb = [s for s in front.boards if s.score_name == "Pass rate"]
+    stored = [*pmb, *front.publishable_qa_boards] if publishable_only else front.boards
     return [
-        Board(
-            s.benchmark,
-            s.title,
-            s.score_name,
-            s.item_name,
-            board_frame([r.model_dump() for r in s.rows]),
-            s.n_runs,
-            s.n_below_nothing,
-        )
-        for s in stored
+        Board(s.benchmark, s.title, s.score_name, s.item_name, _frame(s), s.n_runs, s.n_below_nothing) for s in stored
     ]
 
 
+def _frame(board: StoredBoard) -> pd.DataFrame:
+    return board_frame([r.model_dump() for r in board.rows])
+
+
 def front_bytes(front: FrontPage) -> bytes:
-    """The file as written: fields in the model's order (the run counts keep theirs), no indent (the app reads
-    it, not people), a trailing newline."""
+    """The file as written: fields in the model's order, no indent (the app reads it, not people), a trailing
+    newline."""
     return (json.dumps(front.model_dump(mode="json"), separators=(",", ":")) + "\n").encode()
 
 
 def parse_front(data: bytes, where: str) -> FrontPage:
-    """The stored home page in ``data``; :class:`FrontError` naming ``where`` and the field when it is malformed
-    or was computed by other scoring code."""
+    """The stored home page in ``data``, validated strictly (it comes from a remote dataset: no type is coerced);
+    :class:`FrontError` naming ``where`` and the field when it is malformed, too large or too deeply nested, or
+    was computed by other scoring code."""
+    if len(data) > MAX_FRONT_BYTES:
+        raise FrontError(f"{where}: {len(data):,} bytes, more than a stored home page may hold ({MAX_FRONT_BYTES:,})")
     try:
-        doc: Any = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise FrontError(f"{where}: not valid JSON ({exc})") from exc
-    try:
-        front = FrontPage.model_validate(doc)
+        front = FrontPage.model_validate_json(data, strict=True)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(x) for x in err["loc"]) or "$"
-        raise FrontError(f"{where}: field {field}: {err['msg']}") from exc
+        raise FrontError(f"{where}: {first_problem(exc)}") from exc
     if front.scoring_version != SCORING_VERSION:
         raise FrontError(f"{where}: computed with scoring version {front.scoring_version}, not {SCORING_VERSION}")
     return front

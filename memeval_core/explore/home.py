@@ -254,8 +254,12 @@ def all_boards(
 ) -> list[Board]:
     """Every board (PMB runs from the runs table, QA runs from their headers): PMB single-turn, PMB session, then
     the QA benchmarks."""
-    pmb = [b for b in (pmb_board(pmb_runs, bm, fixture) for bm in BENCHMARKS) if b is not None]
-    return [*pmb, *qa_boards(qa_runs, publishable_only)]
+    return [*pmb_boards(pmb_runs, fixture), *qa_boards(qa_runs, publishable_only)]
+
+
+def pmb_boards(runs: pa.Table, fixture: PmbFixture | None) -> list[Board]:
+    """The board of each PMB suite present: single-turn, then session."""
+    return [b for b in (pmb_board(runs, bm, fixture) for bm in BENCHMARKS) if b is not None]
 
 
 def below_nothing(board: Board) -> tuple[int, int] | None:
