@@ -16,6 +16,9 @@ app's home page in AppTest:
 ``--parts N`` pushes the runs (less the held-back ones) in N pushes of equal share, so the dataset has N parts,
 as one grown by many contributors would.
 
+After the last push, the home page's tables and the CLI's ``leaderboard --format json`` from the dataset must
+equal the folder's, byte for byte (the script stops otherwise).
+
 Reported per size: seconds to the rendered page, the child's peak RSS, and the requests and response bytes
 the stand-in saw (first start, second start, after a push); the size of the manifest and the stored home page
 (all the first page reads), and the time of the last push (which computes the home page over every run).
@@ -48,13 +51,23 @@ from memeval_core.results import load_all_results
 from tests.hub_standin import HUB_TOKEN, HubStandIn
 
 HOME_CHILD = """
-import time
+import hashlib, time
 from streamlit.testing.v1 import AppTest
 t0 = time.perf_counter()
 at = AppTest.from_file("app.py", default_timeout=3600)
 at.run()
-RESULT = dict(seconds=time.perf_counter() - t0, exceptions=[str(e.message)[:300] for e in at.exception],
-              errors=[str(e.value)[:300] for e in at.error], tables=len(at.dataframe))
+seconds = time.perf_counter() - t0
+RESULT = dict(seconds=seconds, exceptions=[str(e.message)[:300] for e in at.exception],
+              errors=[str(e.value)[:300] for e in at.error],
+              tables=[hashlib.sha256(d.value.to_csv().encode()).hexdigest() for d in at.dataframe])
+"""
+LEADERBOARD_CHILD = """
+import contextlib, hashlib, io
+from memeval_core import cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = cli.main(["leaderboard", "--results", {root!r}, "--format", "json"])
+RESULT = dict(code=code, digest=hashlib.sha256(out.getvalue().encode()).hexdigest())
 """
 LOAD_CHILD = """
 from pathlib import Path
@@ -109,6 +122,12 @@ def measure(size: tuple[int, int], work: Path, hub: HubStandIn, parts: int) -> d
     files = hub.repo("dataset", repo).files
     after = _start(hub, hub_env)
     stored = sum(len(f.data) for f in files.values())
+    if after["tables"] != local["tables"]:  # the dataset now holds every run of the folder
+        raise RuntimeError("the home page from the dataset differs from the folder's")
+    roots = (str(folder), hub_env["MEMEVAL_RESULTS"])
+    boards = [run_python(LEADERBOARD_CHILD.format(root=r), env=hub_env) for r in roots]
+    if boards[0]["digest"] != boards[1]["digest"] or boards[0]["code"] != 0:
+        raise RuntimeError(f"the CLI's leaderboard from the dataset differs from the folder's: {boards}")
     shutil.rmtree(folder, ignore_errors=True)
     return {
         "runs": n_pmb + n_qa,
@@ -129,6 +148,7 @@ def measure(size: tuple[int, int], work: Path, hub: HubStandIn, parts: int) -> d
         "manifest_bytes": len(files[MANIFEST].data),
         "front_bytes": len(files[FRONT_FILE].data),
         "last_push_s": push_s,
+        "leaderboard_sha256": boards[0]["digest"],
     }
 
 

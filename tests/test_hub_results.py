@@ -163,7 +163,7 @@ def test_the_dataset_gives_the_folders_leaderboard_and_runs(
     assert qa_back == qa.runs[3]
 
 
-def test_the_first_page_reads_headers_and_a_second_start_only_the_manifests_metadata(
+def test_opening_the_runs_reads_headers_and_a_second_start_only_the_manifests_metadata(
     hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
 ) -> None:
     pmb, qa = local
