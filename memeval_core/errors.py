@@ -21,7 +21,8 @@ def json_path(loc: Sequence[int | str]) -> str:
 def first_problem(exc: ValidationError) -> str:
     """A validation's first error as ``field a.b.0: message`` (``field $`` for the whole document)."""
     err = exc.errors()[0]
-    return f"field {'.'.join(str(x) for x in err['loc']) or '$'}: {err['msg']}"
+    message = err["msg"].removeprefix("Value error, ")  # a model's own check says what is wrong in its own words
+    return f"field {'.'.join(str(x) for x in err['loc']) or '$'}: {message}"
 
 
 @dataclass(frozen=True)

@@ -132,10 +132,11 @@ class Part(BaseModel):
     @model_validator(mode="after")
     def _counts_match_files(self) -> Part:
         """A part counts PMB runs exactly when it lists PMB files, and QA runs exactly when it lists QA files."""
-        if (self.pmb_runs > 0) != (FIXTURE_FILE in self.files) or (self.qa_runs > 0) != (QA_RUNS_FILE in self.files):
-            raise ValueError(
-                f"pmb_runs and qa_runs count the runs of the files it lists ({FIXTURE_FILE}, {QA_RUNS_FILE})"
-            )
+        for field, count, name in (("pmb_runs", self.pmb_runs, FIXTURE_FILE), ("qa_runs", self.qa_runs, QA_RUNS_FILE)):
+            if (count > 0) != (name in self.files):
+                raise ValueError(
+                    f"{field} is {count} but the part {'lists' if name in self.files else 'has no'} {name}"
+                )
         return self
 
 
@@ -173,8 +174,10 @@ class Manifest(BaseModel):
     @model_validator(mode="after")
     def _parts_once(self) -> Manifest:
         """Each part is listed once."""
-        if len({p.path for p in self.parts}) != len(self.parts):
-            raise ValueError("parts: a part is listed twice")
+        paths = [p.path for p in self.parts]
+        twice = sorted({p for p in paths if paths.count(p) > 1})
+        if twice:
+            raise ValueError(f"parts: {', '.join(twice)} is listed twice")
         return self
 
 
@@ -374,7 +377,13 @@ def open_front(location: HubLocation, *, token: str | None = None, cache_dir: Pa
     manifest = parse_manifest(fetch(MANIFEST).read_bytes(), f"{location}/{MANIFEST}")
     if manifest.front_sha256 is None:
         return None
-    front = usable_front(fetch(FRONT_FILE).read_bytes(), manifest, f"{HubLocation(location.repo_id, commit)}")
+    try:
+        data = fetch(FRONT_FILE).read_bytes()
+    except HubResultsError as exc:
+        if isinstance(exc.__cause__, EntryNotFoundError):  # named by the manifest, gone from the dataset
+            return None
+        raise
+    front = usable_front(data, manifest, f"{HubLocation(location.repo_id, commit)}")
     return None if front is None else OpenedFront(commit, front)
 
 
@@ -440,7 +449,7 @@ def _readable(fetch: _Fetcher, part: Part, folder: Path, read: Callable[[Path], 
     """``read(folder)``; ``HubResultsError`` naming the part when its files are not a snapshot this memeval reads."""
     try:
         return read(folder)
-    except (ValueError, OSError, KeyError, TypeError, pa.ArrowException) as exc:
+    except (ValueError, OSError, KeyError, TypeError, RecursionError, pa.ArrowException) as exc:
         reason = str(exc).replace(str(folder), part.path)  # the cache's local path says nothing to the reader
         where = HubLocation(fetch.location.repo_id, fetch.commit)
         raise HubResultsError(f"{where}: {part.path} is not a snapshot this memeval reads ({reason})") from exc
@@ -716,9 +725,13 @@ def _front_with(held: Held, folder: Path, parts: Sequence[Part], where: str) -> 
     all_pmb, all_qa = _combined_pmb(pmb, where), _combined_qa(qa)
     try:
         front = front_page(all_pmb.table, all_pmb.fixture, all_qa.runs, all_qa.locomo_source, parts_digest(parts))
+        written = front_bytes(front)
+        parse_front(written, FRONT_FILE)  # what the app will read, read back as strictly as the app reads it
     except ValidationError as exc:  # a value outside the stored page's bounds: name it, commit nothing
         raise HubResultsError(f"{where}: the home page of these runs cannot be stored ({first_problem(exc)})") from exc
-    return front_bytes(front)
+    except FrontError as exc:
+        raise HubResultsError(f"{where}: the home page of these runs cannot be stored ({exc})") from exc
+    return written
 
 
 def _commit_part(

@@ -70,7 +70,7 @@ def test_the_sidebar_counts_do_not_depend_on_the_order_of_the_runs(
     pmb, qa = load_all_results(shared_data, shared_data, cache_dir=None)
     counts = _front(headers).run_counts
     suites = [r.identity.benchmark for r in pmb.runs]
-    assert counts == front.run_counts(suites[::-1], qa.runs[::-1])
+    assert list(counts.items()) == list(front.run_counts(suites[::-1], qa.runs[::-1]).items())
     assert list(counts)[:3] == ["pmb-single-turn", "pmb-session", "locomo"]
     assert sum(counts.values()) == len(pmb.runs) + len(qa.runs) == headers[0].table.num_rows + len(headers[1].runs)
     assert runs_table(pmb.runs).num_rows == headers[0].table.num_rows
@@ -126,7 +126,8 @@ def _set(path: str, value: object) -> Callable[[dict[str, Any]], None]:
         ("layout", True, "field layout"),
         ("boards.0.rows.0.rank", None, "a run has a rank and a run id, a reference row neither"),
         ("boards.0.rows.0.score", 0.5, "the interval does not hold the score"),
-        ("boards.0.rows.0.score_high", None, "a score has both ends of its interval"),
+        ("boards.0.rows.0.score_high", None, "an interval has both ends"),
+        ("boards.0.rows.0.score_low", None, "an interval has both ends"),
         ("boards.0.rows.-1.display_name", "Reference: <b>me</b>", "a reference row is one of"),
         ("boards.0.n_runs", 1, "at most n_runs"),
         ("boards.0.n_below_nothing", None, "exactly when the board has the returns-nothing row"),
@@ -158,3 +159,10 @@ def test_the_publishable_view_holds_qa_boards_only(headers: tuple[PmbHeaders, Qa
     assert all(b.score_name == "Accuracy" for b in stored.publishable_qa_boards)
     only = front.boards_of(stored, publishable_only=True)
     assert [b.benchmark for b in only][:2] == ["pmb-single-turn", "pmb-session"]
+
+
+def test_a_score_over_no_items_has_no_interval(headers: tuple[PmbHeaders, QaHeaders]) -> None:
+    row = _front(headers).boards[2].rows[0].model_dump()  # a QA run
+    front.BoardRow.model_validate(row | {"items": 0, "score_low": None, "score_high": None})
+    with pytest.raises(ValueError, match="a score over items has its interval"):
+        front.BoardRow.model_validate(row | {"score_low": None, "score_high": None})

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from huggingface_hub import CommitOperationAdd, HfApi
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 
 from memeval_core import SCORING_VERSION, cli, leaderboard
 from memeval_core.explore import front
@@ -29,6 +29,7 @@ from memeval_core.hub_results import (
     open_front,
     parse_manifest,
     push_runs,
+    read_dataset,
 )
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa import leaderboard as qa_leaderboard
@@ -122,10 +123,10 @@ PART = {"path": "parts/" + "0" * 16, "files": {"pmb-fixture.json": "a", "qa-runs
             "parts.0.pmb_runs: Input should be a valid integer",
         ),
         ({"layout": 1, "front_sha256": "0" * 64}, "layout 1 has no front_sha256"),
-        ({"layout": 2, "parts": [PART | {"pmb_runs": 1, "qa_runs": 1}] * 2}, "parts: a part is listed twice"),
+        ({"layout": 2, "parts": [PART | {"pmb_runs": 1, "qa_runs": 1}] * 2}, f"parts: {PART['path']} is listed twice"),
         (
             {"layout": 2, "parts": [PART | {"pmb_runs": 0, "qa_runs": 1}]},
-            "pmb_runs and qa_runs count the runs of the files",
+            "pmb_runs is 0 but the part lists pmb-fixture.json",
         ),
     ],
 )
@@ -479,3 +480,56 @@ def test_the_command_line_refuses_credentials_in_the_url(capsys: pytest.CaptureF
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: ") and "never from the URL" in err
     assert "hf_secret" not in err
+
+
+def test_a_part_that_does_not_hold_what_the_manifest_counts_is_one_sentence(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    push_runs(*local, DATASET, token=None)
+    manifest = parse_manifest(hub.repo("dataset", DATASET).files[MANIFEST].data, "m")
+    (part,) = manifest.parts
+    wrong = part.model_copy(update={"qa_runs": part.qa_runs + 1})
+    _commit({MANIFEST: manifest_bytes(manifest.model_copy(update={"parts": (wrong,)}))})
+    words = f"field qa_runs of {part.path} says {part.qa_runs + 1}, the part holds {part.qa_runs}"
+    with pytest.raises(HubResultsError, match=words):
+        open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "a")
+    with pytest.raises(HubResultsError, match=words):
+        read_dataset(HubLocation(DATASET), cache_dir=tmp_path / "b")
+
+
+def test_a_part_nested_too_deeply_is_one_sentence(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    push_runs(*local, DATASET, token=None)
+    manifest = parse_manifest(hub.repo("dataset", DATASET).files[MANIFEST].data, "m")
+    (part,) = manifest.parts
+    deep = b"[" * 100_000 + b"]" * 100_000
+    files = part.files | {"qa-load.json": hashlib.sha256(deep).hexdigest()}
+    changed = manifest.model_copy(update={"parts": (part.model_copy(update={"files": files}),)})
+    _commit({f"{part.path}/qa-load.json": deep, MANIFEST: manifest_bytes(changed)})
+    with pytest.raises(HubResultsError, match=f"{part.path} is not a snapshot this memeval reads") as info:
+        open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "a")
+    assert "\n" not in str(info.value)
+
+
+def test_a_stored_home_page_gone_from_the_dataset_is_not_used(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    push_runs(*local, DATASET, token=None)
+    api = HfApi(endpoint=hub_endpoint(), token=None)
+    api.create_commit(DATASET, [CommitOperationDelete(FRONT_FILE)], commit_message="rm", repo_type="dataset")
+    assert open_front(HubLocation(DATASET), cache_dir=tmp_path / "a") is None
+
+
+def test_a_home_page_that_cannot_be_stored_commits_nothing(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memeval_core.hub_results as hub_results
+
+    def out_of_bounds(*args: Any) -> Any:
+        return front.BoardRow.model_validate({"score": 2.0})  # raises, as a value outside the bounds would
+
+    monkeypatch.setattr(hub_results, "front_page", out_of_bounds)
+    with pytest.raises(HubResultsError, match="the home page of these runs cannot be stored \\(field rank: Field"):
+        push_runs(*local, DATASET, token=None)
+    assert not hub.commits  # nothing landed

@@ -85,15 +85,17 @@ class BoardRow(BaseModel):
 
     @model_validator(mode="after")
     def _run_or_reference(self) -> BoardRow:
-        """A run has a rank and an id; a reference row has neither and one of the reference names; the interval
-        holds the score."""
+        """A run has a rank and an id; a reference row has neither and one of the reference names; a score over
+        items has an interval that holds it (a score over no items, as a repeat group's can be, has none)."""
         if self.reference != (self.rank is None) or self.reference != (self.run_id is None):
             raise ValueError("a run has a rank and a run id, a reference row neither")
         if self.reference and self.display_name not in REFERENCE_ROWS:
             raise ValueError(f"a reference row is one of {', '.join(REFERENCE_ROWS)}")
         low, score, high = self.score_low, self.score, self.score_high
-        if (low is None) != (score is None) or (high is None) != (score is None):
-            raise ValueError("a score has both ends of its interval, and no score neither")
+        if (low is None) != (high is None) or (low is not None and score is None):
+            raise ValueError("an interval has both ends, and only around a score")
+        if score is not None and low is None and self.items > 0:
+            raise ValueError("a score over items has its interval")
         if low is not None and score is not None and high is not None and not low - SLACK <= score <= high + SLACK:
             raise ValueError("the interval does not hold the score")
         return self
@@ -183,10 +185,10 @@ class FrontPage(BaseModel):
 
 def run_counts(pmb_benchmarks: Sequence[str], qa_runs: Sequence[QaRunHeader]) -> dict[str, int]:
     """Runs per benchmark: the benchmarks memeval knows in their order (:data:`memeval_core.labels.BENCHMARKS`),
-    then any other in order of first appearance, so the order does not depend on the order runs were pushed."""
+    then any other by name, so the order does not depend on the order runs were loaded or pushed."""
     counts = Counter([*pmb_benchmarks, *(q.meta.benchmark for q in qa_runs)])
     order = {b: i for i, b in enumerate(labels.BENCHMARKS)}
-    return {b: counts[b] for b in sorted(counts, key=lambda b: order.get(b, len(order)))}
+    return {b: counts[b] for b in sorted(counts, key=lambda b: (order.get(b, len(order)), b))}
 
 
 def locomo_unjoined(qa_runs: Sequence[QaRunHeader], locomo_source: str | None) -> bool:
