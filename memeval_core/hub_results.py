@@ -600,8 +600,10 @@ class PushOutcome:
 
     repo_id: str
     """The dataset."""
-    status: Literal["committed", "unchanged"]
-    """``committed``: one commit added a part; ``unchanged``: the dataset already held every run."""
+    status: Literal["committed", "home page stored", "unchanged"]
+    """``committed``: one commit added a part; ``home page stored``: the dataset held every run but no stored home
+    page (it was last pushed to by a memeval of layout 1), and one commit added it; ``unchanged``: the dataset
+    already held every run and its home page."""
     pmb_runs: int
     """PMB runs added."""
     qa_runs: int
@@ -617,6 +619,8 @@ class PushOutcome:
         """One line saying what happened."""
         if self.status == "unchanged":
             return f"Dataset {self.repo_id} already holds every run; nothing committed."
+        if self.status == "home page stored":
+            return f"Dataset {self.repo_id} already holds every run; committed its home page (commit {self.commit})."
         retried = f" after {self.attempts - 1} concurrent push(es)" if self.attempts > 1 else ""
         return (
             f"Committed {self.pmb_runs} PMB and {self.qa_runs} QA run(s) to dataset {self.repo_id} as "
@@ -686,7 +690,8 @@ def push_runs(
     refuses it and this push starts again from the new head (up to ``attempts`` commits). Runs the dataset
     already holds (by the ids in its parts' headers) are left out, so pushing the same runs twice commits
     nothing the second time. The commit also rewrites the stored home page (:mod:`memeval_core.explore.front`),
-    computed over every run the dataset holds with this push.
+    computed over every run the dataset holds with this push. A dataset that holds every run but no stored home
+    page (last pushed to by a memeval of layout 1) gets one, in a commit of its own.
     """
     parse_location(f"hf://datasets/{repo_id}")
     api = HfApi(endpoint=hub_endpoint(), token=token)
@@ -699,8 +704,13 @@ def push_runs(
             manifest = _manifest_at(api, repo_id, head, token)
             held = _held_at(repo_id, head, manifest, token)
             new_pmb, new_qa = _new_runs(pmb, qa, held, manifest)
-            if not new_pmb.runs and not new_qa.runs:
+            if not new_pmb.runs and not new_qa.runs and (manifest.front_sha256 is not None or not manifest.parts):
                 return PushOutcome(repo_id, "unchanged", 0, 0, None, None, attempt)
+            if not new_pmb.runs and not new_qa.runs:
+                commit = _commit_front(api, repo_id, head, manifest, held)
+                if commit is not None:
+                    return PushOutcome(repo_id, "home page stored", 0, 0, None, commit, attempt)
+                continue
             commit = _commit_part(api, repo_id, head, manifest, held, new_pmb, new_qa, results)
             if commit is not None:
                 part = part_path([*(r.identity.run_id for r in new_pmb.runs), *(r.run_id for r in new_qa.runs)])
@@ -712,17 +722,21 @@ def push_runs(
     )
 
 
-def _front_with(held: Held, folder: Path, parts: Sequence[Part], where: str) -> bytes:
-    """The stored home page over the runs ``held`` and the new part written in ``folder`` (``parts``: the manifest's
-    parts with it), as the app will read them after the push (the new part's headers are read back from its
-    files)."""
+def _with_part(held: Held, folder: Path, where: str) -> Held:
+    """The runs ``held`` and those of the new part written in ``folder``, as the app will read them after the push
+    (the new part's headers are read back from its files)."""
     pmb = [held[0]] if held[0].table.num_rows else []
     if (folder / RUNS_TABLE_FILE).is_file():
         pmb.append(open_snapshot(folder))
     qa = [held[1]]
     if (folder / QA_RUNS_FILE).is_file():
         qa.append(open_qa_snapshot(folder))
-    all_pmb, all_qa = _combined_pmb(pmb, where), _combined_qa(qa)
+    return _combined_pmb(pmb, where), _combined_qa(qa)
+
+
+def _front_of(runs: Held, parts: Sequence[Part], where: str) -> bytes:
+    """The stored home page of ``runs`` (those of the manifest's ``parts``), as written and checked."""
+    all_pmb, all_qa = runs
     try:
         front = front_page(all_pmb.table, all_pmb.fixture, all_qa.runs, all_qa.locomo_source, parts_digest(parts))
         written = front_bytes(front)
@@ -741,7 +755,8 @@ def _commit_part(
     no longer the head."""
     with tempfile.TemporaryDirectory(prefix="memeval-part-") as tmp:
         part = _write_part(Path(tmp), pmb, qa, results)
-        front = _front_with(held, Path(tmp), (*manifest.parts, part), f"hf://datasets/{repo_id}")
+        where = f"hf://datasets/{repo_id}"
+        front = _front_of(_with_part(held, Path(tmp), where), (*manifest.parts, part), where)
         fixture = dict(pmb.fixture.sha256) if pmb.runs and pmb.fixture is not None else manifest.fixture_sha256
         updated = manifest.model_copy(
             update={
@@ -754,10 +769,25 @@ def _commit_part(
         ops.append(CommitOperationAdd(FRONT_FILE, front))
         ops.append(CommitOperationAdd(MANIFEST, manifest_bytes(updated)))
         message = f"Add {len(pmb.runs)} PMB and {len(qa.runs)} QA run(s) as {part.path}"
-        try:
-            info = api.create_commit(repo_id, ops, commit_message=message, repo_type="dataset", parent_commit=head)
-        except HfHubHTTPError as exc:
-            if exc.response is not None and exc.response.status_code in (409, 412):
-                return None  # another push landed first: read the new head and try again
-            raise
-        return str(info.oid)
+        return _commit_on(api, repo_id, head, ops, message)
+
+
+def _commit_front(api: HfApi, repo_id: str, head: str, manifest: Manifest, held: Held) -> str | None:
+    """Commit the stored home page of the runs ``held`` and the manifest naming it on top of ``head``; None when
+    ``head`` is no longer the head."""
+    front = _front_of(held, manifest.parts, f"hf://datasets/{repo_id}")
+    updated = manifest.model_copy(update={"front_sha256": hashlib.sha256(front).hexdigest()})
+    ops = [CommitOperationAdd(FRONT_FILE, front), CommitOperationAdd(MANIFEST, manifest_bytes(updated))]
+    return _commit_on(api, repo_id, head, ops, "Store the home page of every run")
+
+
+def _commit_on(api: HfApi, repo_id: str, head: str, ops: list[CommitOperationAdd], message: str) -> str | None:
+    """One commit of ``ops`` whose parent is ``head``; None when another push landed first (read the new head and
+    try again)."""
+    try:
+        info = api.create_commit(repo_id, ops, commit_message=message, repo_type="dataset", parent_commit=head)
+    except HfHubHTTPError as exc:
+        if exc.response is not None and exc.response.status_code in (409, 412):
+            return None
+        raise
+    return str(info.oid)

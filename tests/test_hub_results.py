@@ -241,7 +241,7 @@ def _commit(files: dict[str, bytes]) -> None:
     api.create_commit(DATASET, ops, commit_message="by hand", repo_type="dataset")
 
 
-def test_a_dataset_of_layout_1_is_read_and_the_next_push_stores_its_home_page(
+def test_a_dataset_of_layout_1_is_read_and_a_push_stores_its_home_page(
     hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
 ) -> None:
     first, _ = _halves(local)
@@ -258,12 +258,21 @@ def test_a_dataset_of_layout_1_is_read_and_the_next_push_stores_its_home_page(
     assert open_front(HubLocation(DATASET), cache_dir=tmp_path / "b") is None  # the app reads the headers instead
     read = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "b")
     assert leaderboard.table_rows(read.pmb.table) == leaderboard.table_rows(layout_2.pmb.table)
-    assert push_runs(*first, DATASET, token=None).status == "unchanged"  # the ids come from the parts' headers
+    commits = len(hub.commits)
+    stored = push_runs(*first, DATASET, token=None)  # no new run (the ids come from the parts' headers) ...
+    assert stored.status == "home page stored" and len(hub.commits) == commits + 1  # ... but the page is stored
+    assert stored.describe() == (
+        f"Dataset {DATASET} already holds every run; committed its home page (commit {stored.commit})."
+    )
+    after = json.loads(hub.repo("dataset", DATASET).files[MANIFEST].data)
+    assert after["layout"] == 2 and [p["pmb_runs"] for p in after["parts"]] == [len(first[0].runs)]
+    upgraded = open_front(HubLocation(DATASET), cache_dir=tmp_path / "c")
+    assert upgraded is not None
+    assert sum(upgraded.front.run_counts.values()) == len(first[0].runs) + len(first[1].runs)
+    assert push_runs(*first, DATASET, token=None).status == "unchanged"
 
     push_runs(*local, DATASET, token=None)
-    after = json.loads(hub.repo("dataset", DATASET).files[MANIFEST].data)
-    assert after["layout"] == 2 and all(isinstance(p["pmb_runs"], int) for p in after["parts"])
-    opened = open_front(HubLocation(DATASET), cache_dir=tmp_path / "c")
+    opened = open_front(HubLocation(DATASET), cache_dir=tmp_path / "d")
     assert opened is not None
     assert sum(opened.front.run_counts.values()) == len(local[0].runs) + len(local[1].runs)
 
