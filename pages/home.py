@@ -31,7 +31,8 @@ CHART_RUNS = 40
 
 def figure(board: Board) -> go.Figure:
     """Horizontal bars of the score with their 95% intervals, best on top (the first :data:`CHART_RUNS`; the
-    table lists every run); references as vertical lines."""
+    table beside lists the board's top :data:`memeval_core.explore.front.TOP_ROWS`); references as vertical
+    lines."""
     runs = board.runs.head(CHART_RUNS)
     shown = f"top {len(runs):,} of {board.n_runs:,} systems" if len(runs) < board.n_runs else "system"
     names = [ui.chart_text(n) for n in runs["display_name"]]
