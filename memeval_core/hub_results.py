@@ -698,28 +698,35 @@ def push_runs(
     try:
         api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
         for attempt in range(1, attempts + 1):
-            head = api.repo_info(repo_id, repo_type="dataset").sha
-            if head is None:
-                raise HubResultsError(f"dataset {repo_id}: the Hub named no head commit; try again")
-            manifest = _manifest_at(api, repo_id, head, token)
-            held = _held_at(repo_id, head, manifest, token)
-            new_pmb, new_qa = _new_runs(pmb, qa, held, manifest)
-            if not new_pmb.runs and not new_qa.runs and (manifest.front_sha256 is not None or not manifest.parts):
-                return PushOutcome(repo_id, "unchanged", 0, 0, None, None, attempt)
-            if not new_pmb.runs and not new_qa.runs:
-                commit = _commit_front(api, repo_id, head, manifest, held)
-                if commit is not None:
-                    return PushOutcome(repo_id, "home page stored", 0, 0, None, commit, attempt)
-                continue
-            commit = _commit_part(api, repo_id, head, manifest, held, new_pmb, new_qa, results)
-            if commit is not None:
-                part = part_path([*(r.identity.run_id for r in new_pmb.runs), *(r.run_id for r in new_qa.runs)])
-                return PushOutcome(repo_id, "committed", len(new_pmb.runs), len(new_qa.runs), part, commit, attempt)
+            outcome = _push_once(api, repo_id, pmb, qa, token, results)
+            if outcome is not None:
+                return dataclasses.replace(outcome, attempts=attempt)
     except HUB_FAILURES as exc:
         raise HubResultsError(explain(exc, repo_id, "dataset", hub_endpoint())) from exc
     raise HubResultsError(
         f"dataset {repo_id} changed {attempts} times while pushing; nothing was committed: push again"
     )
+
+
+def _push_once(
+    api: HfApi, repo_id: str, pmb: PmbLoad, qa: QaLoad, token: str | None, results: Path | None
+) -> PushOutcome | None:
+    """One attempt of :func:`push_runs` on the dataset's head now; None when another push landed first."""
+    head = api.repo_info(repo_id, repo_type="dataset").sha
+    if head is None:
+        raise HubResultsError(f"dataset {repo_id}: the Hub named no head commit; try again")
+    manifest = _manifest_at(api, repo_id, head, token)
+    held = _held_at(repo_id, head, manifest, token)
+    new_pmb, new_qa = _new_runs(pmb, qa, held, manifest)
+    if new_pmb.runs or new_qa.runs:
+        commit = _commit_part(api, repo_id, head, manifest, held, new_pmb, new_qa, results)
+        part = part_path([*(r.identity.run_id for r in new_pmb.runs), *(r.run_id for r in new_qa.runs)])
+        counts = (len(new_pmb.runs), len(new_qa.runs))
+        return None if commit is None else PushOutcome(repo_id, "committed", *counts, part, commit, 1)
+    if manifest.front_sha256 is not None or not manifest.parts:
+        return PushOutcome(repo_id, "unchanged", 0, 0, None, None, 1)
+    commit = _commit_front(api, repo_id, head, manifest, held)
+    return None if commit is None else PushOutcome(repo_id, "home page stored", 0, 0, None, commit, 1)
 
 
 def _with_part(held: Held, folder: Path, where: str) -> Held:
