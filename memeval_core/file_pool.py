@@ -9,6 +9,7 @@ caller can keep the compact result and let the file's parsed JSON go.
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -55,14 +56,14 @@ def in_order(
     are large enough.
 
     ``work`` must be a module-level function (workers receive it by name); ``initializer(*initargs)`` runs
-    once in each worker. Workers fork when this process has one thread, else they spawn (forking a threaded
-    app server can deadlock the child). If the workers die (for example a spawned worker cannot import the
-    caller's script), the remaining items run here, through ``serial`` (default ``work``).
+    once in each worker. Workers start as :func:`start_method` says. If the workers die, the remaining items
+    run here, through ``serial`` (default ``work``).
     """
     n_workers = worker_count(paths)
+    method = start_method()
     done = 0
-    if n_workers > 1:
-        ctx = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
+    if n_workers > 1 and method is not None:
+        ctx = multiprocessing.get_context(method)
         try:
             with ProcessPoolExecutor(
                 n_workers, mp_context=ctx, initializer=_start_worker, initargs=(initializer, initargs)
@@ -74,6 +75,19 @@ def in_order(
             pass
     for item in items[done:]:
         yield (serial or work)(*item)
+
+
+def start_method() -> str | None:
+    """How workers start: ``fork`` when this process has one thread; ``spawn`` when it has more (forking a
+    threaded server can deadlock the child); None, meaning no workers, when spawning would run the caller's main
+    script in every worker. multiprocessing re-runs a ``__main__`` that is a script file in each spawned
+    process, and under Streamlit (the server, or AppTest) that script is the app itself: the worker would die
+    early, and with a payload larger than a pipe holds the parent would wait on it for ever."""
+    if threading.active_count() == 1:
+        return "fork"
+    main = sys.modules.get("__main__")
+    runs_a_script = getattr(main, "__spec__", None) is None and getattr(main, "__file__", None) is not None
+    return None if runs_a_script else "spawn"
 
 
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
+import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -55,3 +59,48 @@ def test_a_worker_never_starts_workers_of_its_own(files: list[Path], monkeypatch
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     assert file_pool.worker_count(files) == 2
     assert list(file_pool.in_order(_workers_here, [(i,) for i in range(4)], files)) == [1, 1, 1, 1]
+
+
+def _keep(payload: bytes) -> None:
+    """A worker initializer with a large argument (as a load's fixture or dataset is)."""
+
+
+def test_a_threaded_process_whose_main_is_a_script_loads_here(
+    files: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under Streamlit (the server, or AppTest) __main__ is the app script: a spawned worker would run it and die,
+    # and with a payload larger than a pipe holds the parent used to wait on that worker for ever.
+    script = tmp_path / "app.py"
+    script.write_text("raise SystemExit(1)\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(settings.WORKERS_ENV, "2")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)  # a server's thread
+    other.start()
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the load waited on a dead worker"))
+    signal.alarm(120)
+    try:
+        assert file_pool.start_method() is None
+        items = [(i,) for i in range(4)]
+        got = list(file_pool.in_order(_square, items, files[:4], initializer=_keep, initargs=(b"x" * 200_000,)))
+    finally:
+        signal.alarm(0)
+        stop.set()
+        other.join()
+    assert got == [(i * i, os.getpid()) for i in range(4)]
+
+
+def test_workers_start_as_the_process_allows(monkeypatch: pytest.MonkeyPatch) -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    assert threading.active_count() > 1 or file_pool.start_method() == "fork"
+    other.start()
+    try:
+        monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))  # python -c, or a REPL
+        assert file_pool.start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()
