@@ -28,6 +28,14 @@ def files(tmp_path: Path) -> list[Path]:
     return paths
 
 
+@pytest.fixture
+def plain_main(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``__main__`` that is no script (``python -c``), whatever an earlier test (AppTest) left there: workers
+    can start in any process state."""
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+
+
+@pytest.mark.usefixtures("plain_main")
 def test_workers_give_every_result_in_item_order(files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
@@ -43,6 +51,7 @@ def test_small_loads_stay_in_this_process(files: list[Path], monkeypatch: pytest
     assert got == [(i * i, os.getpid()) for i in range(9)]
 
 
+@pytest.mark.usefixtures("plain_main")
 def test_when_the_workers_die_this_process_does_the_rest(files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
@@ -54,6 +63,7 @@ def _workers_here(n: int) -> int:
     return file_pool.worker_count([Path(__file__)] * 4)
 
 
+@pytest.mark.usefixtures("plain_main")
 def test_a_worker_never_starts_workers_of_its_own(files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
