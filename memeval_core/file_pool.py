@@ -4,11 +4,18 @@ A PMB load scores each report, and a QA load reads and imports each result file,
 their files to :func:`in_order`. It starts :func:`worker_count` processes when the files are large enough
 to pay for them (a process costs about a second to start) and yields each file's result as it comes, so the
 caller can keep the compact result and let the file's parsed JSON go.
+
+A process that can start no workers (:func:`start_method`: the app server during a script run, or AppTest)
+hands a large load to a new interpreter of its own instead (:func:`loads_apart`, :func:`run_apart`), which has
+one thread and so forks its workers as the CLI does.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import pickle
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -17,7 +24,8 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memeval_core import settings
+import memeval_core
+from memeval_core import settings, tree
 
 R = TypeVar("R")
 
@@ -88,6 +96,37 @@ def start_method() -> str | None:
     main = sys.modules.get("__main__")
     runs_a_script = getattr(main, "__spec__", None) is None and getattr(main, "__file__", None) is not None
     return None if runs_a_script else "spawn"
+
+
+def loads_apart(root: Path) -> bool:
+    """Whether a load of the files under ``root`` should run in a process of its own (:func:`run_apart`): this
+    process can start no workers (:func:`start_method` is None) but the load is large enough to pay for them."""
+    if start_method() is not None or _in_worker or settings.workers() <= 1:
+        return False
+    return sum(entry.size for entry in tree.walk(root).files) >= PARALLEL_MIN_BYTES
+
+
+def run_apart(call: Callable[[], object]) -> None:
+    """``call()`` in a new interpreter started for it; raise :class:`ChildProcessError` (an ``OSError``) when that
+    process fails, ending with the last line it wrote to stderr.
+
+    ``call`` travels pickled, so it must be a module-level function (or a ``functools.partial`` of one) with
+    arguments that pickle. The new process inherits the environment (the ``MEMEVAL_*`` settings) and has one
+    thread, so the loads it runs fork their workers (:func:`start_method`); its result is what it writes.
+    """
+    package_parent = str(Path(memeval_core.__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(
+        [sys.executable, "-c", "import pickle, sys; pickle.load(sys.stdin.buffer)()"],
+        input=pickle.dumps(call),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        check=False,
+    )
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise ChildProcessError(f"the load's own process ended with code {done.returncode}: {said[-1] if said else ''}")
 
 
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:

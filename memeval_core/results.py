@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import pyarrow as pa
 
-from memeval_core import SCORING_VERSION, settings, tree
+from memeval_core import SCORING_VERSION, file_pool, settings, tree
 from memeval_core.errors import IngestError, SnapshotError
 from memeval_core.hub_location import HubLocation
 from memeval_core.pmb.fixtures import PmbFixture
@@ -270,9 +270,12 @@ def cached_headers(
     do not stay in memory. With no cache (or a file too fresh to key, or an unwritable cache) it is written
     into this process's scratch folder instead (:func:`_scratch_slot`). ``write_cold``: writes the cold load
     into a folder as it is made (default: ``fmt.write(cold(), folder)``). Only when no folder can be written
-    are the headers kept in memory.
+    are the headers kept in memory. A process that can start no workers writes a large load from a process of
+    its own (:func:`memeval_core.file_pool.loads_apart`).
     """
-    write = write_cold or (lambda folder: fmt.write(cold(), folder))
+    write = write_cold or partial(_write_value, cold, fmt.write)
+    if file_pool.loads_apart(results):
+        write = partial(_write_apart, write)
     slot = _slot(kind, results, extra_dirs, cache_dir, digests)
     value = None if slot is None else _read_entry(slot.entry, fmt.read_headers)
     if value is not None:
@@ -287,6 +290,21 @@ def cached_headers(
         pa.default_memory_pool().release_unused()
         value = _read_entry(written.entry, fmt.read_headers)
     return fmt.headers_of(cold()) if value is None else value
+
+
+def _write_value(cold: Callable[[], T], write: Callable[[T, Path], None], folder: Path) -> None:
+    write(cold(), folder)
+
+
+def _write_apart(write: Callable[[Path], None], folder: Path) -> None:
+    """``write(folder)`` in a process of its own (:func:`memeval_core.file_pool.run_apart`); here, into the emptied
+    folder, when that process fails."""
+    try:
+        file_pool.run_apart(partial(write, folder))
+    except ChildProcessError:
+        shutil.rmtree(folder)
+        folder.mkdir()
+        write(folder)
 
 
 def _written_slot(

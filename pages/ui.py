@@ -648,14 +648,6 @@ def choice(
 BENCHMARK_TITLES: dict[Benchmark, str] = {"pmb-single-turn": "single-turn", "pmb-session": "session"}
 """Short names of the PMB suites for sentences."""
 
-CLASS_COLOURS: dict[str, str] = {
-    "correct": "#1a7f37",
-    "unexpected": "#bc6c00",
-    "forbidden": "#cf222e",
-    "missing": "#6e40c9",
-}
-"""Text colour of each id classification (memeval_core.explore.case_view.ID_CLASSES)."""
-
 
 def present_benchmarks(loaded: Loaded) -> list[Benchmark]:
     """The PMB suites that have runs, single-turn first."""
@@ -745,28 +737,6 @@ def resolve_run(runs: Sequence[RunIdentity], raw: str | None) -> RunIdentity | N
     return by_provider[0] if len(by_provider) == 1 else None
 
 
-def run_picker(
-    label: str, runs: Sequence[RunIdentity], param: str, default: RunIdentity, help: str | None = None
-) -> RunIdentity:
-    """A selectbox of ``runs`` by display name, mirrored in the URL as ``?param=<display name>``.
-
-    The URL may name the run by display name, run id or provider (see :func:`resolve_run`); the
-    link is rewritten to the display name, and dropped when it names ``default``. Not a bound
-    widget because a bound widget would discard run ids and provider names as unknown options.
-    """
-    names = [r.display_name for r in runs]
-    default_name = default.display_name
-    key = f"run-{param}"
-
-    def to_url() -> None:
-        set_url_value(param, st.session_state[key], default_name)
-
-    start = resolve_run(runs, st.query_params.get(param)) or default
-    name = st.selectbox(label, names, index=names.index(start.display_name), key=key, on_change=to_url, help=help)
-    set_url_value(param, name, default_name)
-    return runs[names.index(name)]
-
-
 PALETTE = (
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
     "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#e7969c",
@@ -805,32 +775,8 @@ def joined(df: pd.DataFrame, columns: Sequence[str], sep: str = ", ") -> pd.Data
     return out
 
 
-def class_style(value: object) -> str:
-    """CSS for one id-classification cell (see :data:`CLASS_COLOURS`)."""
-    colour = CLASS_COLOURS.get(str(value))
-    return f"color: {colour}; font-weight: 600" if colour else ""
-
-
 POINTS_LIMIT = 20_000
 """Up to this many cases in a suite a chart draws every case as a dot; above, it draws precomputed summaries."""
-
-STYLED_CELLS_LIMIT = 5_000
-"""Above this many classified cells the id matrix is shown without colours: pandas' Styler costs about
-0.1 ms per cell on every rerun (seconds at a thousand providers), and the words carry the same information."""
-
-
-def class_styled(matrix: pd.DataFrame) -> Any:
-    """An id matrix (``tier, id, <one column per run>``) with each classification in its colour, when small enough."""
-    classified = list(matrix.columns[2:])
-    if len(matrix) * len(classified) > STYLED_CELLS_LIMIT:
-        return matrix
-    return matrix.style.map(class_style, subset=classified)
-
-
-def pct(value: float | None, digits: int = 4) -> str:
-    """A ratio for a sentence: fixed digits, or ``n/a`` when missing."""
-    return "n/a" if value is None or value != value else f"{value:.{digits}f}"
-
 
 # --- QA benchmarks (LoCoMo, LongMemEval, ...): cached loading and the sidebar ----------------------
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import threading
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,24 @@ def pmb_env(pmb_results: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEMEVAL_RESULTS", str(pmb_results))
     monkeypatch.delenv("MEMEVAL_FIXTURES", raising=False)
     return pmb_results
+
+
+@pytest.fixture
+def script_main_with_a_thread(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """This process as the Streamlit server is during a script run: ``__main__`` a script file, a second thread."""
+    script = tmp_path_factory.mktemp("script") / "app.py"
+    script.write_text("raise SystemExit(1)\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    yield
+    stop.set()
+    other.join()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -75,21 +76,14 @@ def _keep(payload: bytes) -> None:
     """A worker initializer with a large argument (as a load's fixture or dataset is)."""
 
 
+@pytest.mark.usefixtures("script_main_with_a_thread")
 def test_a_threaded_process_whose_main_is_a_script_loads_here(
-    files: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    files: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Under Streamlit (the server, or AppTest) __main__ is the app script: a spawned worker would run it and die,
     # and with a payload larger than a pipe holds the parent used to wait on that worker for ever.
-    script = tmp_path / "app.py"
-    script.write_text("raise SystemExit(1)\n")
-    main = types.ModuleType("__main__")
-    main.__file__ = str(script)
-    monkeypatch.setitem(sys.modules, "__main__", main)
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait)  # a server's thread
-    other.start()
     signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the load waited on a dead worker"))
     signal.alarm(120)
     try:
@@ -98,8 +92,6 @@ def test_a_threaded_process_whose_main_is_a_script_loads_here(
         got = list(file_pool.in_order(_square, items, files[:4], initializer=_keep, initargs=(b"x" * 200_000,)))
     finally:
         signal.alarm(0)
-        stop.set()
-        other.join()
     assert got == [(i * i, os.getpid()) for i in range(4)]
 
 
@@ -114,3 +106,45 @@ def test_workers_start_as_the_process_allows(monkeypatch: pytest.MonkeyPatch) ->
     finally:
         stop.set()
         other.join()
+
+
+def _report_process(out: Path) -> None:
+    """Write what process this runs in (a call for :func:`file_pool.run_apart`)."""
+    out.write_text(f"{os.getpid()} {threading.active_count()} {file_pool.start_method()}")
+
+
+def _fail(message: str) -> None:
+    raise ValueError(message)
+
+
+@pytest.mark.usefixtures("script_main_with_a_thread")
+def test_a_call_apart_runs_in_a_new_single_threaded_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))  # where the child finds this test module
+    out = tmp_path / "out.txt"
+    file_pool.run_apart(functools.partial(_report_process, out))
+    pid, threads, method = out.read_text().split()
+    assert int(pid) != os.getpid() and (threads, method) == ("1", "fork")
+
+
+def test_a_call_apart_that_fails_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    with pytest.raises(ChildProcessError, match="ended with code 1: ValueError: the disk is on fire"):
+        file_pool.run_apart(functools.partial(_fail, "the disk is on fire"))
+
+
+@pytest.mark.usefixtures("script_main_with_a_thread")
+def test_a_process_that_can_start_no_workers_loads_large_folders_apart(
+    files: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = files[0].parent
+    monkeypatch.setenv(settings.WORKERS_ENV, "2")
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 18)  # nine files of two bytes
+    assert file_pool.loads_apart(root)
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 19)
+    assert not file_pool.loads_apart(root)  # too small to pay for workers
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv(settings.WORKERS_ENV, "1")
+    assert not file_pool.loads_apart(root)  # no workers wanted
+    monkeypatch.setenv(settings.WORKERS_ENV, "2")
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    assert not file_pool.loads_apart(root)  # this process can spawn workers itself

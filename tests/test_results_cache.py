@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from memeval_core import leaderboard, results
+from memeval_core import file_pool, leaderboard, results, settings
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.snapshot import write_snapshot
 from memeval_core.qa import leaderboard as qa_leaderboard
@@ -436,3 +436,43 @@ def test_an_entry_missing_its_pmb_snapshot_is_rebuilt(tmp_path: Path) -> None:
     (entry / "pmb-cases.parquet").unlink()
     again = results.load_pmb_headers(data, cache_dir=cache)
     assert again.table.equals(cold.table) and again.table.num_rows > 0
+
+
+@pytest.mark.usefixtures("script_main_with_a_thread")
+@pytest.mark.parametrize("cache", ["cache", None])
+def test_a_process_that_can_start_no_workers_loads_a_large_folder_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: str | None
+) -> None:
+    """The app server can start no workers (file_pool.start_method): a large cold load runs in a process of its
+    own, which writes the entry (the cache's, or this process's scratch one) that the headers are read from."""
+    root = require(SHARED_DATA)
+    pmb, qa = load_all_results(root, root, cache_dir=None)
+    monkeypatch.setenv(settings.WORKERS_ENV, "2")
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
+    apart: list[object] = []
+    real_run_apart = file_pool.run_apart
+    monkeypatch.setattr(file_pool, "run_apart", lambda call: (apart.append(call), real_run_apart(call))[1])
+    pmb_h, qa_h = load_headers(root, root, cache_dir=None if cache is None else tmp_path / cache)
+    assert len(apart) == 2  # the PMB load, then the QA load
+    assert leaderboard.table_rows(pmb_h.table) == leaderboard.rows(pmb.runs)
+    assert qa_leaderboard.rows(qa_h.runs) == qa_leaderboard.rows(qa.runs)
+    assert (pmb_h.errors, pmb_h.skipped, qa_h.errors, qa_h.skipped) == (pmb.errors, pmb.skipped, qa.errors, qa.skipped)
+    assert qa_h.read_runs([r.run_id for r in qa.runs[:3]]) == qa.runs[:3]
+
+
+@pytest.mark.usefixtures("script_main_with_a_thread")
+def test_when_the_load_s_own_process_fails_this_one_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = require(SHARED_DATA)
+    pmb = load_pmb_results(root, cache_dir=None)
+    monkeypatch.setenv(settings.WORKERS_ENV, "2")
+    monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
+
+    def killed_midway(call: Any) -> None:
+        call.args[0].joinpath("half-written.parquet").write_bytes(b"PAR1")
+        raise ChildProcessError("the load's own process ended with code -9: ")
+
+    monkeypatch.setattr(file_pool, "run_apart", killed_midway)
+    headers = results.load_pmb_headers(root, cache_dir=tmp_path / "cache")
+    assert leaderboard.table_rows(headers.table) == leaderboard.rows(pmb.runs)
+    (entry,) = [p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]
+    assert not (entry / "half-written.parquet").exists()

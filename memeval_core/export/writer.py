@@ -764,12 +764,3 @@ def diff_exports(old_dir: Path, new_dir: Path) -> ExportDiff:
         files_changed=tuple(sorted(p for p in old_files.keys() & new_files.keys() if old_files[p] != new_files[p])),
         readme_diff=readme_diff,
     )
-
-
-def result_summary(result: ExportResult) -> dict[str, Any]:
-    """A JSON-ready summary of an export: fingerprint and the file list with sizes (no absolute paths)."""
-    return {
-        "fingerprint": result.fingerprint,
-        "files": [dataclasses.asdict(f) for f in result.files],
-        "skipped_errors": list(result.skipped_errors),
-    }

@@ -62,11 +62,6 @@ class CaseCheck:
         return not self.failures and not self.persona_failures
 
 
-def check_relevant(rb: BeliefsExpect, relevant: Sequence[str], union: set[str]) -> list[str]:
-    """Failures of the relevant-beliefs assertions."""
-    return _relevant_failures(RelevantExpectation.of(rb), relevant, set(relevant), union)
-
-
 @dataclass(frozen=True, slots=True)
 class RelevantExpectation:
     """The relevant-tier assertions of a case, read out of their pydantic model once (its attribute reads are slow)."""

@@ -94,19 +94,6 @@ def fama(mpa: float, faa: float = 1.0, w: float = 1.0) -> float:
     return max(0.0, mpa - w * (1.0 - faa))
 
 
-def failure_reason(q: QaQuestion) -> str | None:
-    """Why a scored question counts as a failure (``no answer``, ``error``, ``not judged``), or None."""
-    if not q.scored:
-        return None
-    if q.error:
-        return "error"
-    if q.answer is None or not q.answer.strip():
-        return "no answer"
-    if not q.verdicts:
-        return "not judged"
-    return None
-
-
 def kind_of(q: QaQuestion) -> str | None:
     """The question's GroupMemBench kind: ``kind``, else the category when it names a kind."""
     if q.kind in GROUPMEMBENCH_KINDS:
