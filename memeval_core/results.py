@@ -45,6 +45,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+import orjson
 import pyarrow as pa
 
 from memeval_core import SCORING_VERSION, file_pool, settings, tree
@@ -366,7 +367,7 @@ def _errors_doc(errors: Sequence[IngestError]) -> list[dict[str, str]]:
 
 
 def _load_doc(folder: Path) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads((folder / _LOAD_FILE).read_text(encoding="utf-8"))
+    doc: dict[str, Any] = orjson.loads((folder / _LOAD_FILE).read_bytes())
     return doc
 
 

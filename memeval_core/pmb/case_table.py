@@ -68,7 +68,6 @@ _TWINS = {"stated_category": "category", "stated_failures": "failures", "stated_
 
 _NO_PASS = -1
 _PASS_CODE: dict[str | None, int] = {None: _NO_PASS, **{t: i for i, t in enumerate(PASS_TYPES)}}
-_PASS_NAMES = pa.array(PASS_TYPES, pa.string())
 _NONE_AS_ZERO: dict[None, int] = {None: 0}
 """``_NONE_AS_ZERO.get(v, v)``: 0 for None, else ``v`` (a C-level map over values)."""
 
@@ -255,7 +254,8 @@ class CaseTable:
                 nulls = None if absent is None else pa.array(absent)
                 out.append(pa.ListArray.from_arrays(pa.array(self.offsets[name]), items, mask=nulls))
             elif kind == "pass_type":
-                out.append(_PASS_NAMES.take(pa.array(col, mask=col == _NO_PASS)))
+                # Built here, not at import: pa.array imports pandas, which importing the CLI otherwise does not.
+                out.append(pa.array(PASS_TYPES, pa.string()).take(pa.array(col, mask=col == _NO_PASS)))
             else:
                 out.append(pa.array(col, mask=absent))
         return out

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pyarrow as pa
 from pydantic import ValidationError
 
@@ -214,12 +215,12 @@ def _run_fields(directory: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The header fields of every line of ``qa-runs.jsonl``, in order; their number checked against ``doc``."""
     runs_path = directory / RUNS_FILE
     out: list[dict[str, Any]] = []
-    with runs_path.open(encoding="utf-8") as f:
+    with runs_path.open("rb") as f:
         for n, line in enumerate(f, start=1):
             where = f"{runs_path} line {n}"
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
+                rec = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
                 raise SnapshotError(f"{where}: not valid JSON: {exc.msg}") from exc
             out.append(_header_fields(rec, where))
     if len(out) != doc.get("runs"):
