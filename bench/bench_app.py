@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     rows.append(
         {
-            "measure": "largest process the AppTest process started, cold first start (the load's own; MiB)",
+            "measure": "largest process below the AppTest process, cold first start (the load's own or a worker; MiB)",
             public: base["apptest"].get("workers_peak_rss_mib"),
             f"{size} (s)": synth["apptest"].get("workers_peak_rss_mib"),
             "ratio": None,

@@ -12,11 +12,14 @@ one thread and so forks its workers as the CLI does.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -24,7 +27,6 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, TypeVar
 
-import memeval_core
 from memeval_core import settings, tree
 
 R = TypeVar("R")
@@ -103,7 +105,11 @@ def loads_apart(root: Path) -> bool:
     process can start no workers (:func:`start_method` is None) but the load is large enough to pay for them."""
     if start_method() is not None or _in_worker or settings.workers() <= 1:
         return False
-    return sum(entry.size for entry in tree.walk(root).files) >= PARALLEL_MIN_BYTES
+    return sum(entry.size for entry in tree.walk(root, limits=settings.limits()).files) >= PARALLEL_MIN_BYTES
+
+
+_APART = "import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); pickle.load(sys.stdin.buffer)()"
+"""What the process of :func:`run_apart` runs: take this process's module path, then run the call."""
 
 
 def run_apart(call: Callable[[], object]) -> None:
@@ -111,22 +117,31 @@ def run_apart(call: Callable[[], object]) -> None:
     process fails, ending with the last line it wrote to stderr.
 
     ``call`` travels pickled, so it must be a module-level function (or a ``functools.partial`` of one) with
-    arguments that pickle. The new process inherits the environment (the ``MEMEVAL_*`` settings) and has one
-    thread, so the loads it runs fork their workers (:func:`start_method`); its result is what it writes.
+    arguments that pickle. The new process inherits the environment (the ``MEMEVAL_*`` settings) and this
+    process's module path (``-I``: nothing from its working folder or ``PYTHON*`` variables), and has one thread,
+    so the loads it runs fork their workers (:func:`start_method`); its result is what it writes. It leads a
+    process group of its own: when it dies before its workers (killed for memory, say), they are killed too.
     """
-    package_parent = str(Path(memeval_core.__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run(
-        [sys.executable, "-c", "import pickle, sys; pickle.load(sys.stdin.buffer)()"],
-        input=pickle.dumps(call),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=env,
-        check=False,
-    )
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise ChildProcessError(f"the load's own process ended with code {done.returncode}: {said[-1] if said else ''}")
+    payload = pickle.dumps(sys.path) + pickle.dumps(call)
+    with tempfile.TemporaryFile() as said:
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", _APART],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=said,
+            start_new_session=True,
+        )
+        try:
+            proc.communicate(payload)
+        finally:
+            if proc.returncode != 0:  # failed, or this process was interrupted: no worker of its may stay behind
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        if proc.returncode != 0:
+            said.seek(max(0, os.fstat(said.fileno()).st_size - 4096))  # its last line is enough
+            last = said.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+            raise ChildProcessError(f"the load's own process ended with code {proc.returncode}: {''.join(last)}")
 
 
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:

@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -274,9 +275,7 @@ def cached_headers(
     are the headers kept in memory. A process that can start no workers writes a large load from a process of
     its own (:func:`memeval_core.file_pool.loads_apart`).
     """
-    write = write_cold or partial(_write_value, cold, fmt.write)
-    if file_pool.loads_apart(results):
-        write = partial(_write_apart, write)
+    write = partial(_write_here_or_apart, results, write_cold or partial(_write_value, cold, fmt.write))
     slot = _slot(kind, results, extra_dirs, cache_dir, digests)
     value = None if slot is None else _read_entry(slot.entry, fmt.read_headers)
     if value is not None:
@@ -297,14 +296,18 @@ def _write_value(cold: Callable[[], T], write: Callable[[T, Path], None], folder
     write(cold(), folder)
 
 
-def _write_apart(write: Callable[[Path], None], folder: Path) -> None:
-    """``write(folder)`` in a process of its own (:func:`memeval_core.file_pool.run_apart`); here, into the emptied
-    folder, when that process fails."""
+def _write_here_or_apart(results: Path, write: Callable[[Path], None], folder: Path) -> None:
+    """``write(folder)``: in a process of its own when this one can start no workers and the load of ``results``
+    is large (:func:`memeval_core.file_pool.loads_apart`); here when that process fails, into the emptied folder."""
+    if not file_pool.loads_apart(results):
+        write(folder)
+        return
     try:
         file_pool.run_apart(partial(write, folder))
-    except ChildProcessError:
+    except OSError as exc:  # ChildProcessError (it failed, or was killed), or it could not be started
+        logging.getLogger(__name__).warning("loading %s in this process instead: %s", results, exc)
         shutil.rmtree(folder)
-        folder.mkdir()
+        folder.mkdir(mode=0o700)
         write(folder)
 
 

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import functools
+import multiprocessing
 import os
 import signal
 import sys
 import threading
+import time
 import types
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -119,15 +122,15 @@ def _fail(message: str) -> None:
 
 @pytest.mark.usefixtures("script_main_with_a_thread")
 def test_a_call_apart_runs_in_a_new_single_threaded_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))  # where the child finds this test module
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pickle.py").write_text("raise SystemExit(3)\n")  # its working folder is not on its module path
     out = tmp_path / "out.txt"
     file_pool.run_apart(functools.partial(_report_process, out))
     pid, threads, method = out.read_text().split()
     assert int(pid) != os.getpid() and (threads, method) == ("1", "fork")
 
 
-def test_a_call_apart_that_fails_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+def test_a_call_apart_that_fails_says_why() -> None:
     with pytest.raises(ChildProcessError, match="ended with code 1: ValueError: the disk is on fire"):
         file_pool.run_apart(functools.partial(_fail, "the disk is on fire"))
 
@@ -148,3 +151,40 @@ def test_a_process_that_can_start_no_workers_loads_large_folders_apart(
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     assert not file_pool.loads_apart(root)  # this process can spawn workers itself
+
+
+def _sleep_in_worker(pid_file: Path) -> None:
+    pid_file.write_text(str(os.getpid()))
+    time.sleep(120)
+
+
+def _die_with_workers_running(folder: Path) -> None:
+    """Start two forked workers that sleep, then die as the out-of-memory killer would kill this process."""
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork"))
+    for i in range(2):
+        pool.submit(_sleep_in_worker, folder / f"worker{i}.pid")
+    while len(list(folder.glob("*.pid"))) < 2:
+        time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+def test_a_call_apart_killed_before_its_workers_ends_with_them(tmp_path: Path) -> None:
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("waited on the workers of a dead process"))
+    signal.alarm(60)
+    try:
+        with pytest.raises(ChildProcessError, match="ended with code -9"):
+            file_pool.run_apart(functools.partial(_die_with_workers_running, tmp_path))
+    finally:
+        signal.alarm(0)
+    workers = [int(p.read_text()) for p in tmp_path.glob("*.pid")]
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(workers) == 2 and not any(_running(pid) for pid in workers)

@@ -449,11 +449,20 @@ def test_a_process_that_can_start_no_workers_loads_a_large_folder_apart(
     pmb, qa = load_all_results(root, root, cache_dir=None)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
-    apart: list[object] = []
+    apart: list[BaseException | None] = []
     real_run_apart = file_pool.run_apart
-    monkeypatch.setattr(file_pool, "run_apart", lambda call: (apart.append(call), real_run_apart(call))[1])
+
+    def spy(call: Any) -> None:
+        try:
+            real_run_apart(call)
+        except BaseException as exc:  # this process would load instead, which is not what is tested
+            apart.append(exc)
+            raise
+        apart.append(None)
+
+    monkeypatch.setattr(file_pool, "run_apart", spy)
     pmb_h, qa_h = load_headers(root, root, cache_dir=None if cache is None else tmp_path / cache)
-    assert len(apart) == 2  # the PMB load, then the QA load
+    assert apart == [None, None]  # the PMB load, then the QA load, each in a process of its own that succeeded
     assert leaderboard.table_rows(pmb_h.table) == leaderboard.rows(pmb.runs)
     assert qa_leaderboard.rows(qa_h.runs) == qa_leaderboard.rows(qa.runs)
     assert (pmb_h.errors, pmb_h.skipped, qa_h.errors, qa_h.skipped) == (pmb.errors, pmb.skipped, qa.errors, qa.skipped)
@@ -467,12 +476,16 @@ def test_when_the_load_s_own_process_fails_this_one_loads(tmp_path: Path, monkey
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
 
+    calls: list[object] = []
+
     def killed_midway(call: Any) -> None:
+        calls.append(call)
         call.args[0].joinpath("half-written.parquet").write_bytes(b"PAR1")
         raise ChildProcessError("the load's own process ended with code -9: ")
 
     monkeypatch.setattr(file_pool, "run_apart", killed_midway)
     headers = results.load_pmb_headers(root, cache_dir=tmp_path / "cache")
+    assert len(calls) == 1
     assert leaderboard.table_rows(headers.table) == leaderboard.rows(pmb.runs)
     (entry,) = [p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]
     assert not (entry / "half-written.parquet").exists()

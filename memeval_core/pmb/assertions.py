@@ -95,7 +95,7 @@ class RelevantExpectation:
 def _relevant_failures(
     rb: RelevantExpectation, relevant: Sequence[str], relevant_set: Set[str], union: Set[str]
 ) -> list[str]:
-    """:func:`check_relevant` (``union`` is read only when ``rb.reads_union``)."""
+    """Failures of the relevant-beliefs assertions (``union`` is read only when ``rb.reads_union``)."""
     # Most cases assert one or two things: each comprehension runs only when its list is non-empty.
     failures: list[str] = []
     if rb.must_include:

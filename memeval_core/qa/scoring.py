@@ -129,7 +129,7 @@ def score_question(q: QaQuestion, w: float = 1.0) -> QuestionScore:
     """Score one question (see the module docstring for the rules)."""
     verdicts = q.verdicts
     n = len(verdicts)
-    # failure_reason(q), inline: this runs once per question of every run.
+    # Why a scored question counts as a failure (error, no answer, not judged), or None.
     failure: str | None = None
     if q.scored:
         answer = q.answer
@@ -298,7 +298,7 @@ def summarize(run_questions: Sequence[QaQuestion], questions: Sequence[QuestionS
 
 
 def _failures(columns: Columns) -> list[str | None]:
-    """:func:`failure_reason` of every question."""
+    """Why each question counts as a failure, as :func:`score_question` decides it (None when it does not)."""
     out: list[str | None] = []
     for scored, error, answer, verdicts in zip(
         columns["scored"], columns["error"], columns["answer"], columns["verdicts"], strict=True
