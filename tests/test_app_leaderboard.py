@@ -15,7 +15,6 @@ from streamlit.testing.v1 import AppTest
 from memeval_core import labels
 from memeval_core.catalogue import default_catalogue
 from memeval_core.explore.home import verification_badge
-from memeval_core.sync import BASELINE_DIR
 from pages import ui
 from tests.github_standin import GitHubStandIn
 
@@ -241,7 +240,9 @@ HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://evil.test) :red[x
 @pytest.fixture
 def hostile_results(pmb_results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A results folder with one real report whose provider string is hostile markup, plus one broken file."""
-    report = json.loads((pmb_results / BASELINE_DIR / "retrieval-report-tenure.json").read_text(encoding="utf-8"))
+    report = json.loads(
+        (pmb_results / "test-results" / "baseline" / "retrieval-report-tenure.json").read_text(encoding="utf-8")
+    )
     report["provider"] = HOSTILE
     (tmp_path / "retrieval-report-hostile.json").write_text(json.dumps(report), encoding="utf-8")
     (tmp_path / "retrieval-report-broken.json").write_text('{"provider": "x", "cases": [', encoding="utf-8")
