@@ -40,35 +40,6 @@ COLUMNS: tuple[str, ...] = (
     "mismatches",
 )
 
-COLUMN_HELP: dict[str, str] = {
-    "run_id": "Stable id of the run: file name plus the first 10 hex digits of the file's SHA-256.",
-    "display_name": "Provider name; runs sharing a provider string get the variant from their file name.",
-    "provider": "Provider string as the report states it.",
-    "benchmark": "pmb-single-turn (77 cases) or pmb-session (12 turns of 2 multi-turn cases).",
-    "cases": "Cases scored (turns for session runs).",
-    "passed": "Cases where every assertion held, re-derived from the returned ids.",
-    "active_retrieval": (
-        "Passes with a positive precision: the system returned the gold beliefs and nothing else. "
-        "The only pass a system cannot get by returning everything or nothing."
-    ),
-    "structural": (
-        "Passes in structural categories (scope, supersession, routing, budget, ranking, isolation) without precision."
-    ),
-    "trivially_empty": "Passes that a system returning nothing also gets.",
-    "mean_precision": "Mean over cases with a precision: share of returned relevant beliefs that are gold.",
-    "mean_recall": (
-        "Mean over cases with a recall: share of gold beliefs returned. Recall alone misleads: a system "
-        "that returns the whole corpus scores 1.0."
-    ),
-    "mean_drift": "Session runs: mean of 1 - precision per turn (0 when nothing returned). 0 is perfect isolation.",
-    "latency_mean_ms": "Mean retrieval latency per case, milliseconds.",
-    "latency_p50_ms": "Median retrieval latency, nearest rank (as PMB computes it).",
-    "latency_p95_ms": "95th-percentile retrieval latency, nearest rank.",
-    "ingestion_total_ms": "Total time to ingest the belief corpus, when the report records it.",
-    "verified": "True when every aggregate and per-case value the report states matches the re-derived one.",
-    "mismatches": "Stated values that differ from the re-derived ones.",
-}
-
 
 def sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
     """Rank order within a benchmark: active passes first (the only passes that show retrieval)."""

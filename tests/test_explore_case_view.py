@@ -13,7 +13,6 @@ from memeval_core.explore.case_view import (
     case_key,
     case_keys,
     case_view,
-    case_view_frame,
     classify_tiers,
     expectation,
     expectation_frame,
@@ -97,13 +96,12 @@ def test_session_turn(pmb: PmbLoad) -> None:
     assert ten.correct == ("b-redis-code",) and ten.unexpected == () and ten.forbidden == ()
 
 
-def test_frame_and_unknown_case(pmb: PmbLoad) -> None:
+def test_tiers_and_unknown_case(pmb: PmbLoad) -> None:
     assert pmb.fixture is not None
     view = case_view(pmb.runs, pmb.fixture, "alias-gha-resolves")
-    frame = case_view_frame(view)
-    assert len(frame) == 13 * 3
-    ten = frame[(frame["display_name"] == "tenure") & (frame["tier"] == "relevant")].iloc[0]
-    assert ten["correct"] == ("b-ci-gha-entity",) and ten["n_unexpected"] == 0
+    assert [len(o.tiers) for o in view.outcomes] == [3] * 13
+    (ten,) = [o.tier("relevant") for o in view.outcomes if o.display_name == "tenure"]
+    assert ten.correct == ("b-ci-gha-entity",) and ten.unexpected == ()
     with pytest.raises(KeyError, match="no-such-case"):
         case_view(pmb.runs, pmb.fixture, "no-such-case")
     with pytest.raises(KeyError, match="turn"):

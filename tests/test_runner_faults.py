@@ -18,11 +18,11 @@ import pytest
 
 from memeval_core.runner import checkpoint
 from memeval_core.runner.client import WrapperError
-from memeval_core.runner.compare import compare_cases, compare_summary
 from memeval_core.runner.run import StoppedError
 from memeval_core.wrappers.sqlite_fts import SqliteFts
 from tests._data import PROJECT
 from tests._runner import FIXTURE_DIR, fixture, run, serving
+from tests._runner_compare import compare_cases, compare_summary
 
 FIRST_CASE = "happy-stack-repository-layer"
 

@@ -4,7 +4,7 @@ Each report's recorded ids answer the runner's searches (``wrapper replay``); th
 facts, open questions, expansions and caps itself and scores with memeval's assertion code. Every case must
 equal the committed one (pass/fail, failures, ids in order, precision, recall, pinned coverage), and so must
 the aggregates, latency aside. Cases a replay cannot tell apart are compared on their pinned facts and
-questions only. Every other difference must have a known reason (:func:`~memeval_core.runner.compare.explain`),
+questions only. Every other difference must have a known reason (:func:`tests._runner_compare.explain`),
 and the list of them is pinned here and in docs/RUNNER.md.
 """
 
@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from memeval_core.runner.compare import compare_cases, compare_summary, explain
 from memeval_core.runner.config import ProviderConfig
 from memeval_core.wrappers.replay import REPLAY_CONFIG, Replay, ambiguous_groups
 from tests._runner import BASELINE_DIR, fixture, run, serving
+from tests._runner_compare import compare_cases, compare_summary, explain
 
 REPORTS = sorted(p.name for p in BASELINE_DIR.glob("*.json")) if BASELINE_DIR.is_dir() else []
 

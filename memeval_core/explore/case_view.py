@@ -379,61 +379,6 @@ def _mentioned(exp: Expectation, outcomes: Iterable[CaseOutcome]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def case_view_frame(view: CaseView) -> pd.DataFrame:
-    """The runs of a case view as a tidy table: one row per (run, tier).
-
-    Columns: ``display_name, run_id, passed, pass_type, precision, recall, latency_ms, tier,
-    recorded, returned, correct, unexpected, forbidden, missing`` (id columns hold tuples) and
-    ``n_correct, n_unexpected, n_forbidden, n_missing``.
-    """
-    rows = []
-    for o in view.outcomes:
-        for t in o.tiers:
-            rows.append(
-                {
-                    "display_name": o.display_name,
-                    "run_id": o.run_id,
-                    "passed": o.passed,
-                    "pass_type": o.pass_type,
-                    "precision": o.precision,
-                    "recall": o.recall,
-                    "latency_ms": o.latency_ms,
-                    "tier": t.tier,
-                    "recorded": t.recorded,
-                    "returned": t.returned,
-                    "correct": t.correct,
-                    "unexpected": t.unexpected,
-                    "forbidden": t.forbidden,
-                    "missing": t.missing,
-                    "n_correct": len(t.correct),
-                    "n_unexpected": len(t.unexpected),
-                    "n_forbidden": len(t.forbidden),
-                    "n_missing": len(t.missing),
-                }
-            )
-    columns = [
-        "display_name",
-        "run_id",
-        "passed",
-        "pass_type",
-        "precision",
-        "recall",
-        "latency_ms",
-        "tier",
-        "recorded",
-        "returned",
-        "correct",
-        "unexpected",
-        "forbidden",
-        "missing",
-        "n_correct",
-        "n_unexpected",
-        "n_forbidden",
-        "n_missing",
-    ]
-    return pd.DataFrame(rows, columns=columns)
-
-
 CASE_KEY_SEPARATOR = "/"
 """Separates a session case id from its turn index in a case key (``<case_id>/<turn_index>``)."""
 

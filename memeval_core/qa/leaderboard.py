@@ -55,39 +55,6 @@ COLUMNS: tuple[str, ...] = (
     "joined",
 )
 
-COLUMN_HELP: dict[str, str] = {
-    "run_id": "Stable id: source file stem (merged shards: system and folder) plus the first 10 hex digits of SHA-256.",
-    "display_name": "System name; runs sharing a system within a benchmark get their variant in brackets.",
-    "system": "Memory system under test.",
-    "benchmark": "locomo, longmemeval-s, longmemeval-oracle, evolving-events, ...",
-    "rank_group": "Runs are ranked only within a group: benchmark plus whether LoCoMo category 5 is scored.",
-    "rank": "Rank by accuracy within the rank group (1 = best; ties share a rank).",
-    "n_questions": "Questions in the accuracy denominator (failures included, unjudged category 5 excluded).",
-    "accuracy": "Mean question score in [0, 1]: each question's verdicts averaged over judges; repeats averaged.",
-    "majority_accuracy": "Share of questions a strict majority of verdicts passes; only where there are 2+ verdicts.",
-    "n_judges": "Distinct verdict sources (judges, or repeated runs of one judge).",
-    "judges": "Judge names with the accuracy each assigns.",
-    "failures": "Questions without an answer, with an error, or not judged; each scores 0 and stays counted.",
-    "categories": "Raw category code -> memeval name, questions and accuracy (LoCoMo names: see qa.locomo).",
-    "includes_adversarial": "LoCoMo: category 5 (adversarial) is scored. Runs differing in it are not ranked together.",
-    "publishable": "The run meets its benchmark's declared protocol (computed, never set by hand).",
-    "not_publishable_because": "Every protocol condition the run fails.",
-    "accuracy_without_disputed": "LoCoMo: accuracy without the questions whose gold answer locomo-audit disputes.",
-    "n_disputed": "Scored questions left out of accuracy_without_disputed.",
-    "n_repeats": "Repeats of the same configuration combined in this row.",
-    "accuracy_std": "Sample standard deviation of accuracy across repeats (2+ repeats).",
-    "accuracy_min": "Lowest repeat accuracy.",
-    "accuracy_max": "Highest repeat accuracy.",
-    "latency_p50_ms": "Median per-question answer latency (nearest rank), when recorded.",
-    "latency_p95_ms": "95th-percentile per-question answer latency (nearest rank), when recorded.",
-    "top_k": "Memories retrieved per question.",
-    "answer_model": "Model that generated the answers.",
-    "judge_models": "Models behind the judges.",
-    "format": "Source format the run was imported from.",
-    "source": "Source file(s) relative to the results directory.",
-    "joined": "How the questions matched locomo10.json.",
-}
-
 
 def _rank_group(r: QaRunHeader) -> str:
     adv = r.meta.includes_adversarial

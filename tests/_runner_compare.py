@@ -1,4 +1,4 @@
-"""Compare two PMB reports case by case, latency aside: how the runner proves it matches the harness."""
+"""Compare two PMB reports case by case, latency aside: how the tests prove the runner matches the harness."""
 
 from __future__ import annotations
 
