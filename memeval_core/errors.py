@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -46,6 +47,47 @@ class IngestError(Exception):
     def __str__(self) -> str:
         text = f"{self.file}: {self.path}: {self.message}"
         return f"{text} ({self.hint})" if self.hint else text
+
+
+def refuse_unwritable(data: Any, rel: str, line: int | None = None) -> None:
+    """Raise :class:`IngestError` at the first value of parsed JSON that no JSON writer could write back.
+
+    Python's parser, which reads what orjson refuses in order to explain it, accepts two such things: NaN and
+    Infinity, which JSON does not allow, and strings (values or keys) holding a lone UTF-16 surrogate, an escape
+    such as ``"\\ud83d"`` that JSON's grammar allows but that no UTF-8 text can hold. ``line``: the line of a
+    JSON Lines file that ``data`` is, named before the path.
+    """
+
+    def where(at: tuple[int | str, ...]) -> str:
+        return json_path(at) if line is None else f"line {line} {json_path(at)}"
+
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(data, ())]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+            hint = "write NaN/Infinity as null or a finite number"
+            raise IngestError(rel, where(at), f"{shown} is not a number JSON allows", hint)
+        if isinstance(value, str) and _lone_surrogate(value):
+            raise IngestError(rel, where(at), f"holds {_SURROGATE}", _SURROGATE_HINT)
+        if isinstance(value, dict):
+            if any(_lone_surrogate(key) for key in value):
+                raise IngestError(rel, where(at), f"a key holds {_SURROGATE}", _SURROGATE_HINT)
+            stack.extend((v, (*at, k)) for k, v in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((v, (*at, i)) for i, v in reversed(list(enumerate(value))))
+
+
+_SURROGATE = "a lone UTF-16 surrogate (an escape such as \\ud83d without its other half), which is not text"
+_SURROGATE_HINT = "escape the whole character (both halves of the pair) or remove it"
+
+
+def _lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class SnapshotError(ValueError):

@@ -7,6 +7,8 @@ import json
 import multiprocessing
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -310,3 +312,24 @@ def test_an_oversized_report_is_refused_before_validation(results_with) -> None:
 def test_a_deeply_nested_report_is_refused(results_with) -> None:  # type: ignore[no-untyped-def]
     err = _only_error(results_with('{"provider": "x", "cases": [], "extra": ' + "[" * 500 + "]" * 500 + "}"))
     assert err.message == "JSON nested 501 levels deep, above the limit of 64 (MEMEVAL_MAX_JSON_DEPTH)"
+
+
+def test_a_lone_surrogate_is_rejected_with_its_path(results_with) -> None:  # type: ignore[no-untyped-def]
+    # "\ud83d" is valid JSON (json.dumps writes it so) but no UTF-8 text: the cache and every export would fail on it.
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["provider"] = "evil\ud83d"
+
+    err = _only_error(results_with(mutate=mutate))
+    assert (err.path, err.message.split(" (")[0]) == ("$.provider", "holds a lone UTF-16 surrogate")
+
+
+def test_the_leaderboard_names_a_lone_surrogate_instead_of_failing(results_with, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    def mutate(d):  # type: ignore[no-untyped-def]
+        d["cases"][0]["caseId"] = "\udc00x"
+
+    root = results_with(mutate=mutate)
+    env = {**os.environ, "MEMEVAL_CACHE_DIR": str(tmp_path / "cache")}
+    argv = [sys.executable, "-m", "memeval_core", "leaderboard", "--results", str(root)]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=300)
+    assert "Traceback" not in done.stderr
+    assert "retrieval-report-bad.json: $.cases[0].caseId: holds a lone UTF-16 surrogate" in done.stdout + done.stderr

@@ -169,3 +169,11 @@ def test_a_repeated_conversation_id_joins_with_the_matched_questions_own_values(
     q = joined.questions[0]
     assert report.by_key["question_text"] == 1
     assert (q.question_id, q.category, q.category_name, q.gold_answer) == ("conv-26-q0", "1", "multi_hop", "a")
+
+
+def test_a_lone_surrogate_in_the_dataset_is_named(tmp_path: Path) -> None:
+    text = json.dumps([{"sample_id": "c", "conversation": {}, "qa": [{"question": "q\ud83d", "category": 1}]}])
+    (tmp_path / "locomo10.json").write_text(text, encoding="utf-8")
+    with pytest.raises(IngestError) as err:
+        locomo.load_locomo(tmp_path / "locomo10.json", "locomo10.json")
+    assert err.value.path == "$[0].qa[0].question" and "lone UTF-16 surrogate" in err.value.message

@@ -95,3 +95,18 @@ def test_bad_json_is_an_ingest_error_with_the_file(tmp_path: Path) -> None:
     assert exc.value.file == "broken.json" and "not valid JSON" in exc.value.message
     load = load_qa(tmp_path)
     assert [e.file for e in load.errors] == ["broken.json"] and not load.runs
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "path"),
+    [
+        ("r.json", json.dumps({"0": [{"question": "a\ud83d?", "response": "x", "llm_score": 1}]}), "$.0[0].question"),
+        ("r.jsonl", '{"question": "ok"}\n' + json.dumps({"question": "a", "answer": "\udc00"}), "line 2 $.answer"),
+    ],
+)
+def test_a_lone_surrogate_is_an_ingest_error_with_its_path(tmp_path: Path, name: str, text: str, path: str) -> None:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    with pytest.raises(IngestError) as exc:
+        read_source(tmp_path / name, name)
+    assert (exc.value.file, exc.value.path) == (name, path) and "lone UTF-16 surrogate" in exc.value.message
+    assert [e.path for e in load_qa(tmp_path).errors] == [path]

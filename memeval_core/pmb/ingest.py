@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import count, repeat
@@ -21,7 +20,7 @@ import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from memeval_core import file_pool, settings, tree
-from memeval_core.errors import IngestError, json_path
+from memeval_core.errors import IngestError, json_path, refuse_unwritable
 from memeval_core.pmb.case_table import CaseTable, StringPool
 from memeval_core.pmb.entries import ReportColumns, columns_of_report, report_columns
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
@@ -109,28 +108,8 @@ def _parse_json_strict(raw: bytes, rel: str) -> Any:
         raise IngestError(rel, "$", f"not valid JSON: {exc}", "fix the JSON syntax or re-export the file") from exc
     except RecursionError as exc:
         raise IngestError(rel, "$", "JSON nested too deeply", "flatten the document") from exc
-    where = _first_non_finite(data, ())
-    if where is not None:
-        loc, value = where
-        shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
-        raise IngestError(
-            rel, json_path(loc), f"{shown} is not a number JSON allows", "write NaN/Infinity as null or a finite number"
-        )
+    refuse_unwritable(data, rel)
     return data
-
-
-def _first_non_finite(node: Any, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], float] | None:
-    """Where the first NaN/Infinity sits (Python's parser accepts them; JSON does not), so the error can say."""
-    stack: list[tuple[Any, tuple[int | str, ...]]] = [(node, loc)]
-    while stack:
-        value, at = stack.pop()
-        if isinstance(value, float) and not math.isfinite(value):
-            return at, value
-        if isinstance(value, dict):
-            stack.extend((v, (*at, k)) for k, v in reversed(list(value.items())))
-        elif isinstance(value, list):
-            stack.extend((v, (*at, i)) for i, v in reversed(list(enumerate(value))))
-    return None
 
 
 def read_json(path: Path, rel: str) -> RawFile:

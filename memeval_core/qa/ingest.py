@@ -32,7 +32,7 @@ import orjson
 import pyarrow as pa
 
 from memeval_core import file_pool, settings, tree
-from memeval_core.errors import IngestError
+from memeval_core.errors import IngestError, refuse_unwritable
 from memeval_core.pmb.ingest import sniff as pmb_sniff
 from memeval_core.qa import locomo, publishable, shapes
 from memeval_core.qa.columns import ColumnRun, Columns
@@ -235,6 +235,7 @@ def read_source(path: Path, rel: str, root_name: str = "") -> Source:
                 rows.append(json.loads(line, parse_constant=_reject_constant))
             except (json.JSONDecodeError, ValueError, RecursionError) as exc:
                 raise IngestError(rel, f"line {n}", f"not valid JSON: {exc}", "one JSON object per line") from exc
+            refuse_unwritable(rows[-1], rel, n)
         return Source(rel, sha, rows, root_name)
     try:
         data = json.loads(body, parse_constant=_reject_constant)
@@ -246,6 +247,7 @@ def read_source(path: Path, rel: str, root_name: str = "") -> Source:
         raise IngestError(rel, "$", f"not valid JSON: {exc}", "write NaN/Infinity as null") from exc
     except RecursionError as exc:
         raise IngestError(rel, "$", "JSON nested too deeply", "flatten the document") from exc
+    refuse_unwritable(data, rel)
     return Source(rel, sha, data, root_name)
 
 

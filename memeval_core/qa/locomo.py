@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from memeval_core import tree
-from memeval_core.errors import IngestError
+from memeval_core.errors import IngestError, refuse_unwritable
 from memeval_core.qa.columns import ColumnRun, Columns, columns_of
 from memeval_core.qa.models import QaQuestion, QaRun
 
@@ -286,8 +286,9 @@ def load_locomo(path: Path, rel: str | None = None) -> LocomoDataset:
         raise IngestError(name, "$", f"cannot be read: {exc.strerror}") from exc
     try:
         data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise IngestError(name, "$", f"not valid JSON: {exc}", "re-download locomo10.json") from exc
+    refuse_unwritable(data, name)
     return parse_locomo(data, name, hashlib.sha256(raw).hexdigest())
 
 
