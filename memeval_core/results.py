@@ -95,7 +95,7 @@ def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -
     if root is None:
         h.update(b"none\0")
         return
-    h.update(f"dir\0{root.resolve()}\0".encode())
+    h.update(b"dir\0" + os.fsencode(root.resolve()) + b"\0")  # the name's bytes, whatever they are
     if not root.is_dir():
         h.update(b"missing\0")
         return
@@ -146,7 +146,7 @@ def input_fingerprint(
 
 
 def _entry_prefix(kind: str, results: Path) -> str:
-    return f"{kind}-{hashlib.sha256(str(results.resolve()).encode()).hexdigest()[:16]}-"
+    return f"{kind}-{hashlib.sha256(os.fsencode(results.resolve())).hexdigest()[:16]}-"
 
 
 @dataclass(frozen=True)

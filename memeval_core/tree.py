@@ -113,6 +113,10 @@ def walk(root: Path, suffixes: tuple[str, ...] = (), limits: Limits | None = Non
         folders = []
         for e in entries:
             rel = prefix + e.name
+            if not _is_text(e.name):  # os.scandir hands undecodable bytes on as lone surrogates
+                if e.is_dir(follow_symlinks=False) or not suffixes or e.name.endswith(suffixes):
+                    refused.append(Refusal(_printable(rel), "its name is not UTF-8 text", "rename it"))
+                continue
             if e.is_dir(follow_symlinks=False):
                 folders.append(e)
                 continue
@@ -134,6 +138,19 @@ def walk(root: Path, suffixes: tuple[str, ...] = (), limits: Limits | None = Non
 
     visit(str(root), "")
     return Listing(tuple(files), tuple(refused))
+
+
+def _is_text(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _printable(path: str) -> str:
+    """A path as text whatever bytes its name holds: an undecodable byte is shown as ``\\xff``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _over_limit(size: int, count: int, total: int, limits: Limits | None) -> str | None:
@@ -209,7 +226,7 @@ def fingerprint(*dirs: Path | None) -> str:
     for d in dirs:
         if d is None:
             continue
-        h.update(f"dir\0{d}\0".encode())
+        h.update(b"dir\0" + os.fsencode(d) + b"\0")  # the name's bytes, whatever they are
         if not d.is_dir():
             h.update(b"missing\0")
             continue

@@ -489,3 +489,20 @@ def test_when_the_load_s_own_process_fails_this_one_loads(tmp_path: Path, monkey
     assert leaderboard.table_rows(headers.table) == leaderboard.rows(pmb.runs)
     (entry,) = [p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]
     assert not (entry / "half-written.parquet").exists()
+
+
+@pytest.mark.parametrize("cache", ["cache", "off"])
+def test_a_file_name_that_is_not_utf8_is_named_not_fatal(tmp_path: Path, cache: str) -> None:
+    import subprocess
+    import sys
+
+    data = _copy_pmb(tmp_path)
+    report = next(data.rglob("retrieval-report-mem0.json")).read_bytes()
+    (data / os.fsdecode(b"\xff-retrieval-report.json")).write_bytes(report)
+    _age(data)
+    env = {**os.environ, "MEMEVAL_CACHE_DIR": str(tmp_path / cache) if cache == "cache" else "off"}
+    for command in ("leaderboard", "verify"):
+        argv = [sys.executable, "-m", "memeval_core", command, "--results", str(data)]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=300)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert "\\xff-retrieval-report.json: not read: its name is not UTF-8 text" in done.stdout + done.stderr

@@ -194,3 +194,27 @@ def test_walk_matches_os_walk_for_plain_trees(tmp_path: Path) -> None:
 def test_process_alive_tells_a_running_process_from_a_gone_one() -> None:
     assert tree.process_alive(os.getpid())
     assert not tree.process_alive(999_999_999)  # above any pid_max
+
+
+def _bad_names(root: Path) -> None:
+    """Names that are not UTF-8: a report, a note and a folder (os.scandir hands them on as lone surrogates)."""
+    write(root / "good.json")
+    (root / os.fsdecode(b"\xff-report.json")).write_bytes(b"{}")
+    (root / os.fsdecode(b"caf\xe9.md")).write_bytes(b"x")
+    (root / os.fsdecode(b"dir\xfe")).mkdir()
+    (root / os.fsdecode(b"dir\xfe") / "a.json").write_bytes(b"{}")
+
+
+def test_names_that_are_not_utf8_are_refused_and_shown_as_text(tmp_path: Path) -> None:
+    _bad_names(tmp_path)
+    listing = tree.walk(tmp_path, (".json",))
+    assert [e.rel for e in listing.files] == ["good.json"]
+    assert [(r.rel, r.reason) for r in listing.refused] == [
+        ("dir\\xfe", "its name is not UTF-8 text"),
+        ("\\xff-report.json", "its name is not UTF-8 text"),
+    ]
+    assert [r.rel for r in tree.walk(tmp_path).refused] == ["caf\\xe9.md", "dir\\xfe", "\\xff-report.json"]
+    folder = tmp_path / os.fsdecode(b"dir\xfe")
+    before = tree.fingerprint(tmp_path, folder)
+    os.utime(folder / "a.json", ns=(0, 0))
+    assert tree.fingerprint(tmp_path, folder) != before
