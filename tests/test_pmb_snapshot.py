@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
 
 from memeval_core import leaderboard
+from memeval_core.errors import SnapshotError
 from memeval_core.pmb import snapshot
 from memeval_core.pmb.ingest import load_pmb, scan_pmb
 from memeval_core.pmb.run import PmbRun
@@ -168,3 +170,20 @@ def test_a_batch_too_long_for_arrow_is_written_in_halves(tmp_path: Path, monkeyp
     monkeypatch.setattr(snapshot, "cases_table", at_most_three)
     got = write_snapshot(load, tmp_path / "halves")
     assert [p.read_bytes() for p in got] == [p.read_bytes() for p in want]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda text: text.replace('"tenure"', '"ten\\ud83dure"', 1), "not valid JSON"),
+        (lambda text: "[1, 2]", "expected a JSON object"),
+    ],
+)
+def test_a_snapshot_document_no_writer_could_have_written_is_named(tmp_path: Path, edit: Any, message: str) -> None:
+    """A snapshot may come from anywhere (an export, a Hub dataset): a lone surrogate escape or another shape is
+    a SnapshotError naming the file, not a crash when the runs are written again."""
+    write_snapshot(load_pmb(require(PMB_DIR)), tmp_path)
+    runs = tmp_path / snapshot.RUNS_FILE
+    runs.write_text(edit(runs.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(SnapshotError, match=f"{snapshot.RUNS_FILE}: {message}"):
+        read_snapshot(tmp_path)

@@ -153,7 +153,14 @@ def test_invalid_utf8_in_a_dialogue_is_not_a_dataset(tmp_path: Path) -> None:
     bad = raw.encode().replace(b'"ok"', b'"o\xffk"')
     (tmp_path / "locomo10.json").write_bytes(bad)
     assert locomo.find_locomo(tmp_path) is None
-    with pytest.raises(IngestError, match="not valid JSON"):
+    with pytest.raises(IngestError, match="not UTF-8 text"):
+        locomo.load_locomo(tmp_path / "locomo10.json")
+
+
+def test_a_dataset_nested_too_deeply_is_not_found_and_is_named(tmp_path: Path) -> None:
+    (tmp_path / "locomo10.json").write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    assert locomo.find_locomo(tmp_path) is None
+    with pytest.raises(IngestError, match="nested 200000 levels deep"):
         locomo.load_locomo(tmp_path / "locomo10.json")
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -135,8 +136,8 @@ def _run_doc(row: dict[str, Any]) -> dict[str, Any]:
     """A run's entry in the runs document, from its row of the runs table."""
     return {
         "identity": {name: row[name] for name in IDENTITY_COLUMNS},
-        "stated": json.loads(row["stated"]),
-        "ingestion": None if row["ingestion"] is None else json.loads(row["ingestion"]),
+        "stated": orjson.loads(row["stated"]),
+        "ingestion": None if row["ingestion"] is None else orjson.loads(row["ingestion"]),
         "mismatches": row["mismatches"],
         "extra_fields": row["extra_fields"],
         "provenance": [[pair["key"], pair["value"]] for pair in row["provenance"]],
@@ -226,7 +227,14 @@ def _run_spans(run_ids: list[str]) -> dict[str, tuple[int, int]]:
 
 
 def _versioned(path: Path) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    """A JSON document of a snapshot, checked: an object of this layout (orjson refuses what no writer could
+    write back: invalid UTF-8, lone surrogates, NaN)."""
+    try:
+        doc = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise SnapshotError(f"{path}: not valid JSON: {exc.msg}") from exc
+    if not isinstance(doc, dict):
+        raise SnapshotError(f"{path}: expected a JSON object")
     if doc.get("snapshot_version") != SNAPSHOT_VERSION:
         raise SnapshotError(f"{path}: snapshot_version {doc.get('snapshot_version')!r} is not supported")
     return doc

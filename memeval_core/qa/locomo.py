@@ -28,7 +28,6 @@ non-category-5 questions get a provisional ``<sample_id>-f<p>`` id that :func:`j
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -38,7 +37,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from memeval_core import tree
-from memeval_core.errors import IngestError, refuse_unwritable
+from memeval_core.errors import IngestError
+from memeval_core.pmb.ingest import parse_json_bytes
 from memeval_core.qa.columns import ColumnRun, Columns, columns_of
 from memeval_core.qa.models import QaQuestion, QaRun
 
@@ -284,12 +284,7 @@ def load_locomo(path: Path, rel: str | None = None) -> LocomoDataset:
         raw = path.read_bytes()
     except OSError as exc:
         raise IngestError(name, "$", f"cannot be read: {exc.strerror}") from exc
-    try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise IngestError(name, "$", f"not valid JSON: {exc}", "re-download locomo10.json") from exc
-    refuse_unwritable(data, name)
-    return parse_locomo(data, name, hashlib.sha256(raw).hexdigest())
+    return parse_locomo(parse_json_bytes(raw, name), name, hashlib.sha256(raw).hexdigest())
 
 
 def find_locomo(root: Path) -> Path | None:
@@ -298,8 +293,8 @@ def find_locomo(root: Path) -> Path | None:
     candidates = [root / e.rel for e in tree.walk(root, names).files if e.rel.rsplit("/", 1)[-1] in names]
     for path in sorted(candidates, key=lambda p: (len(p.parts), str(p))):
         try:
-            data = json.loads(path.read_bytes().decode("utf-8-sig"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            data = parse_json_bytes(path.read_bytes(), str(path))
+        except (OSError, IngestError):
             continue
         if is_locomo_dataset(data):
             return path

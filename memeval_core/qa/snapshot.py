@@ -196,8 +196,8 @@ def _load_doc(directory: Path) -> dict[str, Any]:
     """``qa-load.json``, checked: a JSON object of this layout and this scoring code."""
     load_path = directory / LOAD_FILE
     try:
-        doc = json.loads(load_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+        doc = orjson.loads(load_path.read_bytes())
+    except orjson.JSONDecodeError as exc:
         raise SnapshotError(f"{load_path}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
     if not isinstance(doc, dict):
         raise SnapshotError(f"{load_path}: expected a JSON object")
