@@ -1,5 +1,5 @@
 """sync: the catalogue's files against a local GitHub stand-in (and the Hub stand-in), checked, resumable,
-nothing half-written on failure; --list, --only, --check, --from DIR; and the older PMB download at a branch head."""
+nothing half-written on failure; --list, --only, --check, --from DIR."""
 
 from __future__ import annotations
 
