@@ -12,7 +12,8 @@ sent* (so tests prove memeval scrubs it). A model other than those in :attr:`Sta
 Failure injection, per request in arrival order: :attr:`StandIn.faults` (consumed one per request) or
 :attr:`StandIn.always` (every request): ``429`` (with ``Retry-After: retry_after``), ``500``, ``malformed``
 (200 whose body is not JSON), ``badshape`` (200, JSON without ``choices``), ``drop`` (the connection closes
-without an answer), ``slow`` (answers after :attr:`slow_seconds`), ``unparsable`` (a reply with no verdict).
+without an answer), ``slow`` (answers after :attr:`slow_seconds`), ``unparsable`` (a reply with no verdict),
+``surrogate`` (the verdict followed by half of a UTF-16 surrogate pair, ``\\ud83d``, which JSON allows).
 :attr:`reject_seed` answers 400 to any request carrying ``seed``. :attr:`delay` delays every answer.
 
 Counters: :attr:`calls` (chat requests received), :attr:`answered` (200s with a verdict), :attr:`peak`
@@ -205,6 +206,7 @@ def _handler(state: StandIn) -> type[BaseHTTPRequestHandler]:
             else:
                 prompt = str(body["messages"][-1]["content"])
                 text = "I am not able to tell." if fault == "unparsable" else reply(prompt)
+                text += " \ud83d" if fault == "surrogate" else ""
                 self._complete(body, prompt, text)
 
         def _complete(self, body: dict[str, Any], prompt: str, text: str) -> None:

@@ -298,3 +298,13 @@ def test_bad_input_is_one_sentence_and_exit_2(
 def test_a_run_is_picked_by_file(standin: StandIn, tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = judge(capsys, standin, tiny, "--run", str(tiny / "tiny.json"))
     assert code == 0 and standin.calls == 40 and out.startswith(f"tiny: accuracy {20 / 41:.4f} under {JUDGE}")
+
+
+def test_a_reply_with_half_a_surrogate_pair_is_stored_and_counted(
+    standin: StandIn, tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    standin.faults.extend(["surrogate"])
+    code, _, err = judge(capsys, standin, tiny, "--concurrency", "1")
+    assert code == 0 and "Traceback" not in err
+    verdicts = [v for q in judged_file(tiny)["questions"] for v in q.get("verdicts", []) if v["judge"] == JUDGE]
+    assert len(verdicts) == standin.answered

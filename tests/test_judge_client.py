@@ -131,3 +131,10 @@ def test_retry_after_forms() -> None:
     assert retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
     assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
     assert retry_after({}) is None and retry_after({"retry-after": "soon"}) is None
+
+
+def test_half_a_surrogate_pair_in_a_reply_becomes_a_question_mark(standin: StandIn) -> None:
+    standin.faults.extend(["surrogate"])
+    out = judge(standin).complete(PROMPT, 50, "json_object")
+    assert '"label": "CORRECT"' in out.text and out.text.endswith(" ?")
+    out.text.encode("utf-8")  # storable text

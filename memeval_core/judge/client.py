@@ -235,6 +235,9 @@ class OpenAIJudge:
             content = getattr(getattr(choices[0], "message", None), "content", None)
         if not isinstance(content, str):
             raise JudgeError(self._say("returned a response without a message (no choices[0].message.content)"))
+        # JSON may carry half of a surrogate pair ("\ud83d"), which is no text: the cache and the judged file
+        # could not store the reply. The half becomes "?"; the verdict around it is read as usual.
+        content = content.encode("utf-8", "replace").decode("utf-8")
         usage = getattr(resp, "usage", None)
         tokens_in = getattr(usage, "prompt_tokens", None)
         tokens_out = getattr(usage, "completion_tokens", None)
