@@ -10,9 +10,9 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from pathlib import Path
 
-from memeval_core import cli_judge, cli_publish, cli_run, leaderboard
+from memeval_core import cli_judge, cli_publish, cli_run, leaderboard, tree
 from memeval_core.catalogue import CatalogueError, default_catalogue, load_catalogue
-from memeval_core.errors import IngestError, SnapshotError
+from memeval_core.errors import IngestError, SnapshotError, is_text
 from memeval_core.hub_location import HubLocation
 from memeval_core.pmb.ingest import find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
@@ -159,6 +159,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_mapping(args: argparse.Namespace) -> int:
     """Write a generic-mapping skeleton for a rows file, guessed from its own column names."""
     data_path = Path(args.file)
+    if not is_text(str(data_path.absolute())):
+        print(f"error: {tree.printable(args.file)}: its path is not UTF-8 text; rename it", file=sys.stderr)
+        return 2
     out = Path(args.out) if args.out else data_path.with_name(f"{data_path.stem}.mapping.json")
     try:
         src = read_source(data_path, data_path.name)
@@ -239,9 +242,9 @@ def cmd_add(args: argparse.Namespace) -> int:
     results = add_files(root, files, validate, int(args.max_size * 1024 * 1024))
     for r in results:
         if r.status == "stored":
-            print(f"stored {r.name} as {r.path}")
+            print(f"stored {tree.printable(r.name)} as {r.path}")
         elif r.status == "duplicate":
-            print(f"skipped {r.name}: identical to {r.path} (same SHA-256)")
+            print(f"skipped {tree.printable(r.name)}: identical to {r.path} (same SHA-256)")
         else:
             print(f"rejected {r.error}", file=sys.stderr)
     return 1 if any(r.status == "rejected" for r in results) else 0

@@ -68,10 +68,10 @@ def refuse_unwritable(data: Any, rel: str, line: int | None = None) -> None:
             shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
             hint = "write NaN/Infinity as null or a finite number"
             raise IngestError(rel, where(at), f"{shown} is not a number JSON allows", hint)
-        if isinstance(value, str) and _lone_surrogate(value):
+        if isinstance(value, str) and not is_text(value):
             raise IngestError(rel, where(at), f"holds {_SURROGATE}", _SURROGATE_HINT)
         if isinstance(value, dict):
-            if any(_lone_surrogate(key) for key in value):
+            if not all(is_text(key) for key in value):
                 raise IngestError(rel, where(at), f"a key holds {_SURROGATE}", _SURROGATE_HINT)
             stack.extend((v, (*at, k)) for k, v in reversed(list(value.items())))
         elif isinstance(value, list):
@@ -82,12 +82,14 @@ _SURROGATE = "a lone UTF-16 surrogate (an escape such as \\ud83d without its oth
 _SURROGATE_HINT = "escape the whole character (both halves of the pair) or remove it"
 
 
-def _lone_surrogate(text: str) -> bool:
+def is_text(name: str) -> bool:
+    """Whether a string is UTF-8 text: not when it holds a lone surrogate, as a JSON escape such as ``"\\ud83d"``
+    may, and as ``os`` hands on the undecodable bytes of a file name."""
     try:
-        text.encode("utf-8")
+        name.encode("utf-8")
     except UnicodeEncodeError:
-        return True
-    return False
+        return False
+    return True
 
 
 class SnapshotError(ValueError):

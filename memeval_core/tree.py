@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
+from memeval_core.errors import is_text
 from memeval_core.settings import MB, Limits
 
 OUTSIDE = "names a file outside the results directory or one that is not a regular file; it was not read"
@@ -113,9 +114,9 @@ def walk(root: Path, suffixes: tuple[str, ...] = (), limits: Limits | None = Non
         folders = []
         for e in entries:
             rel = prefix + e.name
-            if not _is_text(e.name):  # os.scandir hands undecodable bytes on as lone surrogates
+            if not is_text(e.name):  # os.scandir hands undecodable bytes on as lone surrogates
                 if e.is_dir(follow_symlinks=False) or not suffixes or e.name.endswith(suffixes):
-                    refused.append(Refusal(_printable(rel), "its name is not UTF-8 text", "rename it"))
+                    refused.append(Refusal(printable(rel), "its name is not UTF-8 text", "rename it"))
                 continue
             if e.is_dir(follow_symlinks=False):
                 folders.append(e)
@@ -140,15 +141,7 @@ def walk(root: Path, suffixes: tuple[str, ...] = (), limits: Limits | None = Non
     return Listing(tuple(files), tuple(refused))
 
 
-def _is_text(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _printable(path: str) -> str:
+def printable(path: str) -> str:
     """A path as text whatever bytes its name holds: an undecodable byte is shown as ``\\xff``."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 

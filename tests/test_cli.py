@@ -183,3 +183,24 @@ def test_the_cli_starts_without_the_hub_client() -> None:
     code = "import sys, memeval_core.cli; print(sorted(m for m in sys.modules if m.startswith('huggingface_hub')))"
     p = subprocess.run([sys.executable, "-c", code], cwd=PROJECT, capture_output=True, text=True, check=True)
     assert p.stdout.strip() == "[]"
+
+
+def test_a_path_that_is_not_utf8_is_named_by_mapping_and_add(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    rows = [{"qid": "q1", "question": "?", "prediction": "a", "gold": "a", "correct": 1}]
+    odd = tmp_path / os.fsdecode(b"\xff-scores.json")
+    odd.write_text(json.dumps(rows))
+    p = run_cli("mapping", str(odd))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert "\\xff-scores.json: its path is not UTF-8 text; rename it" in p.stderr
+    assert [f.name for f in tmp_path.iterdir()] == [odd.name], "nothing written"
+    report = next(require(PMB_DIR).rglob("retrieval-report-mem0.json"))
+    odd_report = tmp_path / os.fsdecode(b"\xfe-retrieval-report.json")
+    odd_report.write_bytes(report.read_bytes())
+    shutil.copytree(require(PMB_DIR) / "fixtures", tmp_path / "results" / "fixtures")
+    strict = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # no surrogateescape on stdout
+    p = run_cli("add", "--results", str(tmp_path / "results"), str(odd_report), env=strict)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert p.stdout.startswith("stored \\xfe-retrieval-report.json as ")
