@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 from urllib.parse import quote
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from memeval_core import tree
@@ -219,8 +220,8 @@ def load_catalogue(path: Path = CATALOGUE_FILE) -> Catalogue:
     except OSError as exc:
         raise CatalogueError(f"{path}: cannot be read: {exc.strerror}") from exc
     try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = orjson.loads(raw)  # refuses what JSON cannot carry as text: lone surrogates, NaN, invalid UTF-8
+    except orjson.JSONDecodeError as exc:
         raise CatalogueError(f"{path}: not valid JSON: {exc}") from exc
     try:
         return Catalogue.model_validate(data)

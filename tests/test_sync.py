@@ -406,3 +406,6 @@ def test_a_broken_catalogue_is_named(tmp_path: Path, capsys: pytest.CaptureFixtu
     bad.write_text('{"version": 1, "entries": [{"target": "../x.json"}]}')
     code, _, err = run_cli(capsys, "sync", "--catalogue", str(bad), "--list")
     assert code == 2 and err.startswith(f"error: {bad}: $.entries[0].target: Value error, target '../x.json' must be")
+    bad.write_text('{"version": 1, "entries": [{"target": "x\\ud83d.json"}]}')  # half a surrogate pair: no text
+    code, _, err = run_cli(capsys, "sync", "--catalogue", str(bad), "--list")
+    assert code == 2 and err.startswith(f"error: {bad}: not valid JSON: ")

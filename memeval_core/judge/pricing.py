@@ -12,12 +12,13 @@ are the prompt's ``max_tokens``; both are upper-leaning, so a cap based on them 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+import orjson
 
 
 class PriceError(ValueError):
@@ -61,8 +62,8 @@ def load_prices(path: Path | None) -> dict[str, Price]:
     if path is None:
         return table
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
         raise PriceError(f"price file {path} cannot be read as JSON ({type(exc).__name__})") from None
     if not isinstance(doc, dict):
         raise PriceError(f"price file {path} must be an object mapping model names to prices")

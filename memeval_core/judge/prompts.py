@@ -259,8 +259,8 @@ def load_prompt(name_or_file: str) -> Prompt:
         raise PromptError(f"prompt file {path} cannot be read as UTF-8 text ({type(exc).__name__})") from None
     if path.suffix.lower() == ".json":
         try:
-            return _from_json(path, json.loads(text))
-        except json.JSONDecodeError as exc:
+            return _from_json(path, orjson.loads(text))  # refuses lone surrogate escapes, which are no text
+        except orjson.JSONDecodeError as exc:
             raise PromptError(f"prompt file {path} is not valid JSON (line {exc.lineno})") from None
     check_slots(text, f"prompt file {path}")
     return Prompt(path.stem, 1, {DEFAULT: text}, "binary", str(path))
