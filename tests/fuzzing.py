@@ -15,8 +15,10 @@ WEIRD = st.one_of(
     st.text(max_size=20),
     st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.sampled_from(["\ud83d", "a\udfffb"]),
 )
-"""Values of the wrong type, NaN/inf, huge and negative numbers."""
+"""Values of the wrong type, NaN/inf, huge and negative numbers, half a surrogate pair (JSON allows the escape;
+it is no text)."""
 
 KINDS = ("replace", "delete", "add", "truncate", "bytes", "nest", "empty", "none")
 

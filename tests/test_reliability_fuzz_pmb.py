@@ -1,8 +1,8 @@
 """Property-based: any bytes offered as a PMB report end in a scored run or one typed error.
 
 Starts from real reports and breaks them the ways files break in practice: truncation, wrong
-types, missing and extra fields, NaN/inf, huge and negative numbers, deep nesting, non-UTF-8
-bytes, empty files. Never an unhandled exception; runs already loaded are unaffected.
+types, missing and extra fields, NaN/inf, huge and negative numbers, half surrogate pairs, deep nesting,
+non-UTF-8 bytes, empty files. Never an unhandled exception; runs already loaded are unaffected.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from memeval_core.errors import IngestError
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import load_fixture, load_pmb, run_from_bytes
+from memeval_core.pmb.runs_table import runs_table
 from tests._data import PMB_DIR, require
 from tests.fuzzing import broken_bytes
 
@@ -62,6 +63,7 @@ def test_broken_reports_end_in_a_run_or_a_typed_error(data: bytes) -> None:
     else:
         COUNTER["loaded"] += 1
         assert run.aggregate.cases == len(run.cases)
+        runs_table([run])  # what the cache and an export write: every loaded run can be written
 
 
 def test_a_bad_file_does_not_affect_loaded_runs(tmp_path: Path) -> None:
