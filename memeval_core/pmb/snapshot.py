@@ -226,23 +226,24 @@ def _run_spans(run_ids: list[str]) -> dict[str, tuple[int, int]]:
     return spans
 
 
-def _versioned(path: Path) -> dict[str, Any]:
-    """A JSON document of a snapshot, checked: an object of this layout (orjson refuses what no writer could
-    write back: invalid UTF-8, lone surrogates, NaN)."""
+def versioned_document(path: Path, version: int = SNAPSHOT_VERSION) -> dict[str, Any]:
+    """A JSON document of a snapshot (PMB or QA), checked: an object of layout ``version``. orjson refuses what no
+    writer could write back (invalid UTF-8, lone surrogates, NaN); every problem is a :class:`SnapshotError`
+    naming the file."""
     try:
         doc = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as exc:
-        raise SnapshotError(f"{path}: not valid JSON: {exc.msg}") from exc
+        raise SnapshotError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
     if not isinstance(doc, dict):
         raise SnapshotError(f"{path}: expected a JSON object")
-    if doc.get("snapshot_version") != SNAPSHOT_VERSION:
+    if doc.get("snapshot_version") != version:
         raise SnapshotError(f"{path}: snapshot_version {doc.get('snapshot_version')!r} is not supported")
     return doc
 
 
 def read_fixture(directory: Path) -> PmbFixture:
     """The fixture a snapshot's runs were scored against."""
-    doc = _versioned(directory / FIXTURE_FILE)
+    doc = versioned_document(directory / FIXTURE_FILE)
     return PmbFixture(
         cases=tuple(RetrievalCase.model_validate(c) for c in doc["cases"]),
         session_cases=tuple(SessionCase.model_validate(c) for c in doc["session_cases"]),
@@ -255,7 +256,7 @@ def read_fixture(directory: Path) -> PmbFixture:
 def read_snapshot(directory: Path) -> PmbLoad:
     """Rebuild the :class:`PmbLoad` a snapshot was written from."""
     fixture = read_fixture(directory)
-    runs_doc = _versioned(directory / RUNS_FILE)
+    runs_doc = versioned_document(directory / RUNS_FILE)
     table = parquet.read(directory / CASES_FILE)
     spans = _run_spans(table.column("run_id").to_pylist())
     table = table.drop_columns(["run_id"])

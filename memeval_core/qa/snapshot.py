@@ -37,6 +37,7 @@ from pydantic import ValidationError
 
 from memeval_core import SCORING_VERSION, parquet
 from memeval_core.errors import IngestError, SnapshotError
+from memeval_core.pmb.snapshot import versioned_document
 from memeval_core.qa.ingest import LoadedRun, QaLoad, QaRunHeader, Skipped
 from memeval_core.qa.locomo import JoinReport, LocomoDataset
 from memeval_core.qa.models import RunMeta
@@ -195,14 +196,7 @@ def _tables_by_run(path: Path) -> dict[str, pa.Table]:
 def _load_doc(directory: Path) -> dict[str, Any]:
     """``qa-load.json``, checked: a JSON object of this layout and this scoring code."""
     load_path = directory / LOAD_FILE
-    try:
-        doc = orjson.loads(load_path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise SnapshotError(f"{load_path}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
-    if not isinstance(doc, dict):
-        raise SnapshotError(f"{load_path}: expected a JSON object")
-    if doc.get("snapshot_version") != SNAPSHOT_VERSION:
-        raise SnapshotError(f"{load_path}: snapshot_version {doc.get('snapshot_version')!r} is not supported")
+    doc = versioned_document(load_path, SNAPSHOT_VERSION)
     if doc.get("scoring_version") != SCORING_VERSION:
         raise SnapshotError(
             f"{load_path}: scoring_version {doc.get('scoring_version')!r} differs from this memeval's "
