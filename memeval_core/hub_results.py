@@ -35,6 +35,7 @@ import hashlib
 import json
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -174,8 +175,7 @@ class Manifest(BaseModel):
     @model_validator(mode="after")
     def _parts_once(self) -> Manifest:
         """Each part is listed once."""
-        paths = [p.path for p in self.parts]
-        twice = sorted({p for p in paths if paths.count(p) > 1})
+        twice = sorted(path for path, n in Counter(p.path for p in self.parts).items() if n > 1)
         if twice:
             raise ValueError(f"parts: {', '.join(twice)} is listed twice")
         return self

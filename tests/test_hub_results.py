@@ -23,7 +23,9 @@ from memeval_core.export.hub import hub_endpoint
 from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
 from memeval_core.hub_results import (
     MANIFEST,
+    Manifest,
     OpenedDataset,
+    Part,
     manifest_bytes,
     open_dataset,
     open_front,
@@ -491,12 +493,18 @@ def test_the_command_line_refuses_credentials_in_the_url(capsys: pytest.CaptureF
     assert "hf_secret" not in err
 
 
-def test_a_part_that_does_not_hold_what_the_manifest_counts_is_one_sentence(
-    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
-) -> None:
+def _pushed_part(hub: HubStandIn, local: tuple[PmbLoad, QaLoad]) -> tuple[Manifest, Part]:
+    """Push the shared data as one part; the manifest the stand-in holds, and that part."""
     push_runs(*local, DATASET, token=None)
     manifest = parse_manifest(hub.repo("dataset", DATASET).files[MANIFEST].data, "m")
     (part,) = manifest.parts
+    return manifest, part
+
+
+def test_a_part_that_does_not_hold_what_the_manifest_counts_is_one_sentence(
+    hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
+) -> None:
+    manifest, part = _pushed_part(hub, local)
     wrong = part.model_copy(update={"qa_runs": part.qa_runs + 1})
     _commit({MANIFEST: manifest_bytes(manifest.model_copy(update={"parts": (wrong,)}))})
     words = f"field qa_runs of {part.path} says {part.qa_runs + 1}, the part holds {part.qa_runs}"
@@ -509,9 +517,7 @@ def test_a_part_that_does_not_hold_what_the_manifest_counts_is_one_sentence(
 def test_a_part_nested_too_deeply_is_one_sentence(
     hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path
 ) -> None:
-    push_runs(*local, DATASET, token=None)
-    manifest = parse_manifest(hub.repo("dataset", DATASET).files[MANIFEST].data, "m")
-    (part,) = manifest.parts
+    manifest, part = _pushed_part(hub, local)
     deep = b"[" * 100_000 + b"]" * 100_000
     files = part.files | {"qa-load.json": hashlib.sha256(deep).hexdigest()}
     changed = manifest.model_copy(update={"parts": (part.model_copy(update={"files": files}),)})
