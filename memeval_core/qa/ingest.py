@@ -33,6 +33,7 @@ import pyarrow as pa
 
 from memeval_core import file_pool, settings, tree
 from memeval_core.errors import IngestError, refuse_unwritable
+from memeval_core.pmb.ingest import parse_json_bytes
 from memeval_core.pmb.ingest import sniff as pmb_sniff
 from memeval_core.qa import locomo, publishable, shapes
 from memeval_core.qa.columns import ColumnRun, Columns
@@ -204,51 +205,31 @@ def read_source(path: Path, rel: str, root_name: str = "") -> Source:
         raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
     sha = hashlib.sha256(raw).hexdigest()
     limits = settings.limits()
-    if not rel.endswith(".csv") and (deep := tree.too_deep(raw, limits)) is not None:
-        raise IngestError(rel, "$", deep, "flatten the document; no result format nests this deep")
     if not rel.endswith((".csv", ".jsonl")):
-        unmarked = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-        try:
-            # orjson is several times faster than json, checks UTF-8 itself and, like the strict path
-            # below, rejects NaN/Infinity; the strict path names line and column of any problem. (orjson
-            # reads integers wider than 64 bits as floats.)
-            return Source(rel, sha, orjson.loads(unmarked), root_name)
-        except orjson.JSONDecodeError:
-            pass
+        return Source(rel, sha, parse_json_bytes(raw, rel), root_name)
+    if rel.endswith(".jsonl") and (deep := tree.too_deep(raw, limits)) is not None:
+        raise IngestError(rel, "$", deep, "flatten the document; no result format nests this deep")
     try:
         body = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise IngestError(rel, "$", f"not UTF-8 text (bad byte at offset {exc.start})", "save as UTF-8") from exc
     if rel.endswith(".csv"):
         return Source(rel, sha, _csv_rows(body, rel, limits.max_csv_field_bytes), root_name)
-    if rel.endswith(".jsonl"):
-        rows = []
-        for n, line in enumerate(body.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(orjson.loads(line))
-                continue
-            except orjson.JSONDecodeError:
-                pass  # the standard parser says what is wrong
-            try:
-                rows.append(json.loads(line, parse_constant=_reject_constant))
-            except (json.JSONDecodeError, ValueError, RecursionError) as exc:
-                raise IngestError(rel, f"line {n}", f"not valid JSON: {exc}", "one JSON object per line") from exc
-            refuse_unwritable(rows[-1], rel, n)
-        return Source(rel, sha, rows, root_name)
-    try:
-        data = json.loads(body, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise IngestError(
-            rel, "$", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", "fix the JSON syntax"
-        ) from exc
-    except ValueError as exc:
-        raise IngestError(rel, "$", f"not valid JSON: {exc}", "write NaN/Infinity as null") from exc
-    except RecursionError as exc:
-        raise IngestError(rel, "$", "JSON nested too deeply", "flatten the document") from exc
-    refuse_unwritable(data, rel)
-    return Source(rel, sha, data, root_name)
+    rows = []
+    for n, line in enumerate(body.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(orjson.loads(line))
+            continue
+        except orjson.JSONDecodeError:
+            pass  # the standard parser says what is wrong
+        try:
+            rows.append(json.loads(line, parse_constant=_reject_constant))
+        except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+            raise IngestError(rel, f"line {n}", f"not valid JSON: {exc}", "one JSON object per line") from exc
+        refuse_unwritable(rows[-1], rel, n)
+    return Source(rel, sha, rows, root_name)
 
 
 def _csv_rows(body: str, rel: str, max_field: int) -> list[dict[str, str]]:
