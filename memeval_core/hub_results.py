@@ -698,9 +698,9 @@ def push_runs(
     try:
         api.create_repo(repo_id, repo_type="dataset", exist_ok=True, private=private)
         for attempt in range(1, attempts + 1):
-            outcome = _push_once(api, repo_id, pmb, qa, token, results)
+            outcome = _push_once(api, repo_id, pmb, qa, token, results, attempt)
             if outcome is not None:
-                return dataclasses.replace(outcome, attempts=attempt)
+                return outcome
     except HUB_FAILURES as exc:
         raise HubResultsError(explain(exc, repo_id, "dataset", hub_endpoint())) from exc
     raise HubResultsError(
@@ -709,9 +709,9 @@ def push_runs(
 
 
 def _push_once(
-    api: HfApi, repo_id: str, pmb: PmbLoad, qa: QaLoad, token: str | None, results: Path | None
+    api: HfApi, repo_id: str, pmb: PmbLoad, qa: QaLoad, token: str | None, results: Path | None, attempt: int
 ) -> PushOutcome | None:
-    """One attempt of :func:`push_runs` on the dataset's head now; None when another push landed first."""
+    """Attempt ``attempt`` of :func:`push_runs`, on the dataset's head now; None when another push landed first."""
     head = api.repo_info(repo_id, repo_type="dataset").sha
     if head is None:
         raise HubResultsError(f"dataset {repo_id}: the Hub named no head commit; try again")
@@ -719,14 +719,16 @@ def _push_once(
     held = _held_at(repo_id, head, manifest, token)
     new_pmb, new_qa = _new_runs(pmb, qa, held, manifest)
     if new_pmb.runs or new_qa.runs:
-        commit = _commit_part(api, repo_id, head, manifest, held, new_pmb, new_qa, results)
-        part = part_path([*(r.identity.run_id for r in new_pmb.runs), *(r.run_id for r in new_qa.runs)])
+        landed = _commit_part(api, repo_id, head, manifest, held, new_pmb, new_qa, results)
+        if landed is None:
+            return None
+        commit, part = landed
         counts = (len(new_pmb.runs), len(new_qa.runs))
-        return None if commit is None else PushOutcome(repo_id, "committed", *counts, part, commit, 1)
+        return PushOutcome(repo_id, "committed", *counts, part, commit, attempt)
     if manifest.front_sha256 is not None or not manifest.parts:
-        return PushOutcome(repo_id, "unchanged", 0, 0, None, None, 1)
-    commit = _commit_front(api, repo_id, head, manifest, held)
-    return None if commit is None else PushOutcome(repo_id, "home page stored", 0, 0, None, commit, 1)
+        return PushOutcome(repo_id, "unchanged", 0, 0, None, None, attempt)
+    stored = _commit_front(api, repo_id, head, manifest, held)
+    return None if stored is None else PushOutcome(repo_id, "home page stored", 0, 0, None, stored, attempt)
 
 
 def _with_part(held: Held, folder: Path, where: str) -> Held:
@@ -757,9 +759,9 @@ def _front_of(runs: Held, parts: Sequence[Part], where: str) -> bytes:
 
 def _commit_part(
     api: HfApi, repo_id: str, head: str, manifest: Manifest, held: Held, pmb: PmbLoad, qa: QaLoad, results: Path | None
-) -> str | None:
-    """Commit a new part, the home page and the manifest listing both on top of ``head``; None when ``head`` is
-    no longer the head."""
+) -> tuple[str, str] | None:
+    """Commit a new part, the home page and the manifest listing both on top of ``head``: (commit, the part's
+    path); None when ``head`` is no longer the head."""
     with tempfile.TemporaryDirectory(prefix="memeval-part-") as tmp:
         part = _write_part(Path(tmp), pmb, qa, results)
         where = f"hf://datasets/{repo_id}"
@@ -776,7 +778,8 @@ def _commit_part(
         ops.append(CommitOperationAdd(FRONT_FILE, front))
         ops.append(CommitOperationAdd(MANIFEST, manifest_bytes(updated)))
         message = f"Add {len(pmb.runs)} PMB and {len(qa.runs)} QA run(s) as {part.path}"
-        return _commit_on(api, repo_id, head, ops, message)
+        commit = _commit_on(api, repo_id, head, ops, message)
+        return None if commit is None else (commit, part.path)
 
 
 def _commit_front(api: HfApi, repo_id: str, head: str, manifest: Manifest, held: Held) -> str | None:
