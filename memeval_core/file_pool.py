@@ -108,8 +108,30 @@ def loads_apart(root: Path) -> bool:
     return sum(entry.size for entry in tree.walk(root, limits=settings.limits()).files) >= PARALLEL_MIN_BYTES
 
 
-_APART = "import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); pickle.load(sys.stdin.buffer)()"
-"""What the process of :func:`run_apart` runs: take this process's module path, then run the call."""
+_APART = "import pickle,sys; sys.path[:] = pickle.load(sys.stdin.buffer); import memeval_core.file_pool as p; p.apart()"
+"""What the process of :func:`run_apart` runs: take this process's module path, then :func:`apart`."""
+
+ORPHAN_CHECK_S = 1.0
+"""How often the process of :func:`run_apart` checks that the process that started it is still there."""
+
+
+def apart() -> None:
+    """The process of :func:`run_apart`: run the call on stdin, and end (workers too) if its caller dies first.
+
+    The caller waits for the call to finish; when the caller is gone (an app server killed during a first
+    load), the rest of the load is for no one. Once every :data:`ORPHAN_CHECK_S` a timer signal checks whether
+    this process has a new parent (it is adopted when its parent dies) and then kills its process group. A
+    timer, not a thread, so this process keeps one thread and its loads fork their workers (:func:`start_method`).
+    """
+    parent = os.getppid()
+
+    def end_if_orphaned(signum: int, frame: object) -> None:
+        if os.getppid() != parent:
+            os.killpg(0, signal.SIGKILL)
+
+    signal.signal(signal.SIGALRM, end_if_orphaned)
+    signal.setitimer(signal.ITIMER_REAL, ORPHAN_CHECK_S, ORPHAN_CHECK_S)
+    pickle.load(sys.stdin.buffer)()
 
 
 def run_apart(call: Callable[[], object]) -> None:
@@ -120,7 +142,8 @@ def run_apart(call: Callable[[], object]) -> None:
     arguments that pickle. The new process inherits the environment (the ``MEMEVAL_*`` settings) and this
     process's module path (``-I``: nothing from its working folder or ``PYTHON*`` variables), and has one thread,
     so the loads it runs fork their workers (:func:`start_method`); its result is what it writes. It leads a
-    process group of its own: when it dies before its workers (killed for memory, say), they are killed too.
+    process group of its own: when it dies before its workers (killed for memory, say), they are killed too; when
+    this process dies first, it ends within :data:`ORPHAN_CHECK_S`, its workers with it (:func:`apart`).
     """
     payload = pickle.dumps(sys.path) + pickle.dumps(call)
     with tempfile.TemporaryFile() as said:

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -188,3 +190,34 @@ def test_a_call_apart_killed_before_its_workers_ends_with_them(tmp_path: Path) -
     while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(workers) == 2 and not any(_running(pid) for pid in workers)
+
+
+_CALLER = """
+import functools, importlib, sys
+from pathlib import Path
+from memeval_core import file_pool
+sleep = getattr(importlib.import_module(sys.argv[1]), "_sleep_in_worker")
+file_pool.run_apart(functools.partial(sleep, Path(sys.argv[2])))
+"""
+
+
+def test_a_call_apart_ends_when_its_caller_is_killed(tmp_path: Path) -> None:
+    """An app server killed during a first load leaves no load running for no one."""
+    pid_file = tmp_path / "apart.pid"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    caller = subprocess.Popen([sys.executable, "-c", _CALLER, __name__, str(pid_file)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        apart = int(pid_file.read_text())
+        caller.kill()
+        caller.wait()
+        deadline = time.monotonic() + 10 * file_pool.ORPHAN_CHECK_S
+        while _running(apart) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(apart)
+    finally:
+        caller.kill()
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
