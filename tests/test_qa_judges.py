@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from _data import SHARED_DATA, require
 
-from memeval_core.agreement.intervals import agreement_terms, bootstrap, bootstrap_agreement
+from memeval_core.agreement.intervals import agreement_terms, bootstrap, bootstrap_agreement, bootstrap_many
 from memeval_core.agreement.kappa import cohen_kappa_terms, fleiss_kappa
 from memeval_core.qa import judges
 from memeval_core.qa.ingest import LoadedRun, QaLoad, load_qa
@@ -188,10 +188,10 @@ def test_shared_weights_give_the_same_intervals_as_one_bootstrap_per_statistic(q
     assert rep.pairs[2].kappa == bootstrap(cohen_kappa_terms(p[:, 1], p[:, 2]), seed=7, n_resamples=300, alpha=0.1)
     # Statistics over different item counts in one call still match their own bootstrap.
     terms = [agreement_terms(p, "fleiss_kappa"), agreement_terms(p[:100], "fleiss_kappa")]
-    many = judges.bootstrap_many(terms, seed=3, n_resamples=200, alpha=0.05)
+    many = bootstrap_many(terms, seed=3, n_resamples=200, alpha=0.05)
     assert many == tuple(bootstrap(t, seed=3, n_resamples=200, alpha=0.05) for t in terms)
     with pytest.raises(ValueError, match="n_resamples"):
-        judges.bootstrap_many(terms, seed=3, n_resamples=0, alpha=0.05)
+        bootstrap_many(terms, seed=3, n_resamples=0, alpha=0.05)
 
 
 def test_locomo_audit_accuracy_per_judge(qa: QaLoad) -> None:

@@ -11,6 +11,7 @@ resample holds one category only) are counted in ``n_undefined`` and left out. S
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -78,27 +79,37 @@ def _check(seed: int, n_resamples: int, alpha: float) -> None:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
 
 
-def resampled_values(terms: ItemTerms, *, seed: int, n_resamples: int) -> FloatArray:
-    """The statistic on ``n_resamples`` bootstrap resamples of the items (NaN where undefined)."""
-    _check(seed, n_resamples, 0.5)
-    n = terms.n_items
-    if n == 0:
-        return np.full(n_resamples, np.nan)
+def _weights(n: int, *, seed: int, n_resamples: int) -> Iterator[tuple[int, FloatArray]]:
+    """Resample weights ``w ~ Multinomial(n, 1/n, ...)`` from ``default_rng(seed)``, a chunk at a time:
+    (index of the chunk's first resample, its weights, one row per resample)."""
     rng = np.random.default_rng(seed)
     probabilities = np.full(n, 1.0 / n)
     chunk = max(1, _CHUNK_CELLS // n)
-    out = np.empty(n_resamples)
     for start in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - start)
-        weights = rng.multinomial(n, probabilities, size=size).astype(np.float64)
-        out[start : start + size] = terms.finish(weights @ terms.features)
+        yield start, rng.multinomial(n, probabilities, size=size).astype(np.float64)
+
+
+def resampled_together(terms: Sequence[ItemTerms], *, seed: int, n_resamples: int) -> list[FloatArray]:
+    """Each statistic of ``terms`` (all over the same items) on the same ``n_resamples`` bootstrap resamples
+    (NaN where undefined): :func:`resampled_values` of each, with the weights drawn once."""
+    _check(seed, n_resamples, 0.5)
+    out = [np.full(n_resamples, np.nan) for _ in terms]
+    if not terms or terms[0].n_items == 0:
+        return out
+    for start, weights in _weights(terms[0].n_items, seed=seed, n_resamples=n_resamples):
+        for t, values in zip(terms, out, strict=True):
+            values[start : start + len(weights)] = t.finish(weights @ t.features)
     return out
 
 
-def bootstrap(terms: ItemTerms, *, seed: int, n_resamples: int, alpha: float) -> BootstrapReport:
-    """Percentile bootstrap interval of any item statistic (see the module docstring)."""
-    _check(seed, n_resamples, alpha)
-    values = resampled_values(terms, seed=seed, n_resamples=n_resamples)
+def resampled_values(terms: ItemTerms, *, seed: int, n_resamples: int) -> FloatArray:
+    """The statistic on ``n_resamples`` bootstrap resamples of the items (NaN where undefined)."""
+    return resampled_together([terms], seed=seed, n_resamples=n_resamples)[0]
+
+
+def percentile_report(terms: ItemTerms, values: FloatArray, *, seed: int, alpha: float) -> BootstrapReport:
+    """The statistic of ``terms`` with the percentile interval of its resampled ``values`` (drawn with ``seed``)."""
     defined = values[~np.isnan(values)]
     if len(defined):
         low, high = (float(q) for q in np.quantile(defined, [alpha / 2, 1 - alpha / 2]))
@@ -111,11 +122,37 @@ def bootstrap(terms: ItemTerms, *, seed: int, n_resamples: int, alpha: float) ->
         high=high,
         standard_error=float(defined.std(ddof=1)) if len(defined) > 1 else float("nan"),
         alpha=alpha,
-        n_resamples=n_resamples,
+        n_resamples=len(values),
         n_undefined=int(len(values) - len(defined)),
         n_items=terms.n_items,
         seed=int(seed),
     )
+
+
+def bootstrap(terms: ItemTerms, *, seed: int, n_resamples: int, alpha: float) -> BootstrapReport:
+    """Percentile bootstrap interval of any item statistic (see the module docstring)."""
+    _check(seed, n_resamples, alpha)
+    return percentile_report(terms, resampled_values(terms, seed=seed, n_resamples=n_resamples), seed=seed, alpha=alpha)
+
+
+def bootstrap_many(
+    terms: Sequence[ItemTerms], *, seed: int, n_resamples: int, alpha: float
+) -> tuple[BootstrapReport, ...]:
+    """:func:`bootstrap` of several statistics, with the same numbers.
+
+    ``bootstrap`` draws the same weights for every statistic over the same number of items ``N`` (the same
+    seed): here they are drawn once per distinct ``N`` and every statistic of that size is evaluated on them
+    (the multinomial draw dominates the cost).
+    """
+    _check(seed, n_resamples, alpha)
+    by_size: dict[int, list[int]] = {}
+    for i, t in enumerate(terms):
+        by_size.setdefault(t.n_items, []).append(i)
+    values: dict[int, FloatArray] = {}
+    for members in by_size.values():
+        together = resampled_together([terms[i] for i in members], seed=seed, n_resamples=n_resamples)
+        values.update(zip(members, together, strict=True))
+    return tuple(percentile_report(t, values[i], seed=seed, alpha=alpha) for i, t in enumerate(terms))
 
 
 def agreement_terms(verdicts: Any, statistic: AgreementStatistic, raters: tuple[int, int] = (0, 1)) -> ItemTerms:

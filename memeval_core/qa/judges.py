@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from memeval_core.agreement.intervals import BootstrapReport, agreement_terms, bootstrap_kendall_tau
+from memeval_core.agreement.intervals import BootstrapReport, agreement_terms, bootstrap_kendall_tau, bootstrap_many
 from memeval_core.agreement.kappa import FloatArray, ItemTerms, cohen_kappa_terms
 from memeval_core.agreement.rank_correlation import LeaderChanges, leader_changes
 from memeval_core.qa.ingest import LoadedRun
@@ -243,65 +243,6 @@ class AgreementReport:
     """Bootstrap resamples."""
     alpha: float
     """Two-sided level of every interval."""
-
-
-_CHUNK_CELLS = 2_000_000
-"""Resample weights are drawn in chunks of about this many cells (16 MB of float64)."""
-
-
-def bootstrap_many(
-    terms: Sequence[ItemTerms], *, seed: int, n_resamples: int, alpha: float
-) -> tuple[BootstrapReport, ...]:
-    """:func:`memeval_core.agreement.intervals.bootstrap` of several statistics, with the same numbers.
-
-    ``bootstrap`` draws ``w ~ Multinomial(N, 1/N, ...)`` from ``default_rng(seed)`` for each statistic, so
-    statistics over the same number of items ``N`` get identical weights. Here they are drawn once per
-    distinct ``N`` and every statistic of that size is evaluated on them (the multinomial draw dominates the
-    cost). Interval: ``[q(alpha/2), q(1 - alpha/2)]`` of the defined resampled values, as in ``bootstrap``.
-    """
-    if not isinstance(seed, int | np.integer):
-        raise ValueError(f"seed must be an int, got {seed!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    values = [np.full(n_resamples, np.nan) for _ in terms]
-    by_size: dict[int, list[int]] = {}
-    for i, t in enumerate(terms):
-        by_size.setdefault(t.n_items, []).append(i)
-    for n, members in by_size.items():
-        if n == 0:
-            continue
-        rng = np.random.default_rng(seed)
-        probabilities = np.full(n, 1.0 / n)
-        chunk = max(1, _CHUNK_CELLS // n)
-        for start in range(0, n_resamples, chunk):
-            size = min(chunk, n_resamples - start)
-            weights = rng.multinomial(n, probabilities, size=size).astype(np.float64)
-            for i in members:
-                values[i][start : start + size] = terms[i].finish(weights @ terms[i].features)
-    out = []
-    for t, v in zip(terms, values, strict=True):
-        defined = v[~np.isnan(v)]
-        if len(defined):
-            low, high = (float(q) for q in np.quantile(defined, [alpha / 2, 1 - alpha / 2]))
-        else:
-            low = high = float("nan")
-        out.append(
-            BootstrapReport(
-                statistic=t.name,
-                estimate=t.value(),
-                low=low,
-                high=high,
-                standard_error=float(defined.std(ddof=1)) if len(defined) > 1 else float("nan"),
-                alpha=alpha,
-                n_resamples=n_resamples,
-                n_undefined=int(len(v) - len(defined)),
-                n_items=t.n_items,
-                seed=int(seed),
-            )
-        )
-    return tuple(out)
 
 
 def agreement(matrix: VerdictMatrix, *, seed: int, n_resamples: int, alpha: float) -> AgreementReport:
