@@ -68,7 +68,7 @@ from memeval_core.explore.front import (
     front_page,
     parse_front,
 )
-from memeval_core.export.hub import explain, hub_endpoint
+from memeval_core.export.hub import explain
 from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
@@ -95,6 +95,7 @@ from memeval_core.qa.snapshot import (
     write_qa_snapshot,
 )
 from memeval_core.qa.snapshot import RUNS_FILE as QA_RUNS_FILE
+from memeval_core.settings import hub_endpoint
 
 MANIFEST = "memeval-manifest.json"
 """The manifest's path in the dataset."""

@@ -198,3 +198,13 @@ def github_raw(env: Mapping[str, str] | None = None) -> str:
     """Base URL that ``sync`` downloads upstream files from (``MEMEVAL_GITHUB_RAW``)."""
     env = os.environ if env is None else env
     return env.get(GITHUB_RAW_ENV, "https://raw.githubusercontent.com").rstrip("/")
+
+
+HUB_ENDPOINT_ENV = "HF_ENDPOINT"
+"""The Hugging Face Hub's own variable for its base URL, which ``huggingface_hub`` reads too."""
+
+
+def hub_endpoint(env: Mapping[str, str] | None = None) -> str:
+    """Base URL of the Hugging Face Hub (``HF_ENDPOINT``, read now, not at import), else the public Hub."""
+    env = os.environ if env is None else env
+    return (env.get(HUB_ENDPOINT_ENV) or "https://huggingface.co").rstrip("/")

@@ -46,7 +46,6 @@ CHUNK = 1 << 16
 STAGING_PREFIX = ".sync-"
 """Staging folders are hidden (``.sync-<pid>-...``): loaders and fingerprints skip hidden folders."""
 HEADERS = {"User-Agent": "memeval-sync"}
-DEFAULT_HUB = "https://huggingface.co"
 
 
 class SyncError(Exception):
@@ -241,11 +240,6 @@ def fetch_github(entry: CatalogueEntry, dest: Path, advance: Callable[[int], Non
         raise FetchError(entry, f"could not fetch {url}: {_why(exc)}") from exc
 
 
-def hub_endpoint() -> str:
-    """``$HF_ENDPOINT`` (read now, not at import), else the public Hub."""
-    return (os.environ.get("HF_ENDPOINT") or DEFAULT_HUB).rstrip("/")
-
-
 def fetch_hub(entry: CatalogueEntry, dest: Path, advance: Callable[[int], None], cache_dir: Path) -> None:
     """Fetch a Hugging Face entry through ``huggingface_hub`` (into ``cache_dir``), then stage it, checked."""
     from huggingface_hub import hf_hub_download
@@ -253,7 +247,7 @@ def fetch_hub(entry: CatalogueEntry, dest: Path, advance: Callable[[int], None],
 
     disable_progress_bars("huggingface_hub.http_get")  # its download bar only: the sync draws its own
 
-    endpoint = hub_endpoint()
+    endpoint = settings.hub_endpoint()
     try:
         local = hf_hub_download(
             entry.repository,

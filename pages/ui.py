@@ -32,7 +32,6 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from memeval_core import csvsafe, labels, leaderboard, settings, tree
 from memeval_core.explore.front import OpenedFront, locomo_unjoined, run_counts
-from memeval_core.export.hub import hub_endpoint
 from memeval_core.export.space import md_code
 from memeval_core.hub_location import HubLocation, HubResultsError
 from memeval_core.judge import lineup
@@ -43,6 +42,7 @@ from memeval_core.pmb.snapshot import CaseReader, CasesReader, RunsReader
 from memeval_core.qa.retrieval_metrics import RetrievalSummary, qa_summaries
 from memeval_core.qa.snapshot import QaRunsReader
 from memeval_core.results import open_front, open_results
+from memeval_core.settings import hub_endpoint
 from memeval_core.sync import SyncError, sync_catalogue
 from memeval_core.unloaded import NotLoaded, not_loaded
 

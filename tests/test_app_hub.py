@@ -10,10 +10,10 @@ import pytest
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from memeval_core.explore.front import FRONT_FILE
-from memeval_core.export.hub import hub_endpoint
 from memeval_core.hub_results import MANIFEST, manifest_bytes, parse_manifest, push_runs
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa.ingest import QaLoad
+from memeval_core.settings import hub_endpoint
 from pages import ui
 from tests.apptest import run_page
 from tests.hub_standin import HubStandIn

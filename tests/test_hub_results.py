@@ -19,7 +19,6 @@ from memeval_core import SCORING_VERSION, cli, leaderboard
 from memeval_core.explore import front
 from memeval_core.explore.front import FRONT_FILE
 from memeval_core.explore.home import all_boards
-from memeval_core.export.hub import hub_endpoint
 from memeval_core.hub_location import HubLocation, HubResultsError, parse_location
 from memeval_core.hub_results import (
     MANIFEST,
@@ -36,6 +35,7 @@ from memeval_core.hub_results import (
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import QaLoad
+from memeval_core.settings import hub_endpoint
 from tests.hub_standin import HUB_TOKEN, HubStandIn
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use 'content=<...>':DeprecationWarning")

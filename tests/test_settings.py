@@ -60,6 +60,8 @@ def test_workers_cache_and_upstream_urls_come_from_one_module(tmp_path: Path) ->
     assert settings.cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "memeval"
     assert settings.github_api({"MEMEVAL_GITHUB_API": "http://127.0.0.1:9/"}) == "http://127.0.0.1:9"
     assert settings.github_raw({}) == "https://raw.githubusercontent.com"
+    assert settings.hub_endpoint({"HF_ENDPOINT": "http://127.0.0.1:9/"}) == "http://127.0.0.1:9"
+    assert settings.hub_endpoint({"HF_ENDPOINT": ""}) == settings.hub_endpoint({}) == "https://huggingface.co"
 
 
 def test_the_refresh_interval_is_in_minutes() -> None:

@@ -16,7 +16,6 @@ ever read.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import tempfile
 import warnings
@@ -29,13 +28,11 @@ import httpx2
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, get_token, hf_hub_download
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
 
-from memeval_core import __version__
+from memeval_core import __version__, settings
 from memeval_core.export.models import Leaderboard, loads
 from memeval_core.export.space import DETAILS_DIR, SpaceOptions, dataset_card
 from memeval_core.export.writer import LEADERBOARD_FILE
 
-DEFAULT_ENDPOINT = "https://huggingface.co"
-"""The Hub, unless ``HF_ENDPOINT`` says otherwise."""
 KEPT_REMOTE_FILES = frozenset({".gitattributes"})
 """Remote files a push never deletes (the Hub creates ``.gitattributes`` with every repo)."""
 _REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -110,11 +107,6 @@ class PushResult:
     """The details dataset, when one was pushed."""
     lines: tuple[str, ...] = field(default=())
     """Human-readable report: the summary line of each repo, then the file changes."""
-
-
-def hub_endpoint() -> str:
-    """``$HF_ENDPOINT`` (read now, not at import), else the public Hub."""
-    return (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
 
 
 def resolve_token(token: str | None) -> str | None:
@@ -355,7 +347,7 @@ def push_space(
     tok = resolve_token(token)
     if tok is None and not dry_run:
         raise PushError("No Hugging Face token found: set HF_TOKEN or run `hf auth login` (a token with write access).")
-    endpoint = hub_endpoint()
+    endpoint = settings.hub_endpoint()
     api = HfApi(endpoint=endpoint, token=tok or False, library_name="memeval", library_version=__version__)
     targets: list[tuple[str, RepoType, Mapping[str, bytes | Path]]] = [(space, "space", local_files(export_dir))]
     if dataset is not None:
