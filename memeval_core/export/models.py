@@ -23,7 +23,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from memeval_core.rounding import MS_DECIMALS, RATIO_DECIMALS
 from memeval_core.versioning import migrate
@@ -292,8 +292,6 @@ def dumps(board: Leaderboard) -> str:
 
 def loads(text: str | bytes, source: str = "leaderboard.json") -> Leaderboard:
     """Parse and validate a leaderboard document; raise ``ValueError`` naming ``source`` and the field."""
-    from pydantic import ValidationError
-
     try:
         return Leaderboard.model_validate_json(text)
     except ValidationError as exc:

@@ -6,6 +6,7 @@ metadata, ``ingestBelief``, ``updateBeliefAliases``) of tenurehq/precisionMemBen
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -157,6 +158,4 @@ def result_ids(body: Any, what: str, where: str) -> list[str]:
 
 
 def _dump(value: Any) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False, default=str)
