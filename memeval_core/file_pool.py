@@ -109,7 +109,8 @@ def loads_apart(root: Path) -> bool:
 
 
 _APART = "import pickle,sys; sys.path[:] = pickle.load(sys.stdin.buffer); import memeval_core.file_pool as p; p.apart()"
-"""What the process of :func:`run_apart` runs: take this process's module path, then :func:`apart`."""
+"""What the process of :func:`run_apart` runs (its first argument: the pid of the process that started it): take
+that process's module path, then :func:`apart`."""
 
 ORPHAN_CHECK_S = 1.0
 """How often the process of :func:`run_apart` checks that the process that started it is still there."""
@@ -123,7 +124,7 @@ def apart() -> None:
     this process has a new parent (it is adopted when its parent dies) and then kills its process group. A
     timer, not a thread, so this process keeps one thread and its loads fork their workers (:func:`start_method`).
     """
-    parent = os.getppid()
+    parent = int(sys.argv[1])  # not os.getppid(): the parent may already be gone
 
     def end_if_orphaned(signum: int, frame: object) -> None:
         if os.getppid() != parent:
@@ -148,7 +149,7 @@ def run_apart(call: Callable[[], object]) -> None:
     payload = pickle.dumps(sys.path) + pickle.dumps(call)
     with tempfile.TemporaryFile() as said:
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", _APART],
+            [sys.executable, "-I", "-c", _APART, str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=said,
