@@ -121,8 +121,9 @@ def apart() -> None:
 
     The caller waits for the call to finish; when the caller is gone (an app server killed during a first
     load), the rest of the load is for no one. Once every :data:`ORPHAN_CHECK_S` a timer signal checks whether
-    this process has a new parent (it is adopted when its parent dies) and then kills its process group. A
-    timer, not a thread, so this process keeps one thread and its loads fork their workers (:func:`start_method`).
+    this process has a new parent (it is adopted when its parent dies) and then kills its process group. The
+    handler runs between two Python steps, so a long C call (parsing one large file) finishes first. A timer,
+    not a thread, so this process keeps one thread and its loads fork their workers (:func:`start_method`).
     """
     parent = int(sys.argv[1])  # not os.getppid(): the parent may already be gone
 
@@ -132,7 +133,12 @@ def apart() -> None:
 
     signal.signal(signal.SIGALRM, end_if_orphaned)
     signal.setitimer(signal.ITIMER_REAL, ORPHAN_CHECK_S, ORPHAN_CHECK_S)
-    pickle.load(sys.stdin.buffer)()
+    try:
+        pickle.load(sys.stdin.buffer)()
+    finally:
+        # The interpreter's exit sets SIGALRM back to its default, which ends the process: a tick while it
+        # frees memory would turn a load that succeeded into a failure.
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def run_apart(call: Callable[[], object]) -> None:
@@ -172,5 +178,6 @@ def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, 
     """Mark this process as a worker, then run the caller's initializer."""
     global _in_worker
     _in_worker = True
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the orphan check of :func:`apart` is the load process's own
     if initializer is not None:
         initializer(*initargs)

@@ -192,32 +192,59 @@ def test_a_call_apart_killed_before_its_workers_ends_with_them(tmp_path: Path) -
     assert len(workers) == 2 and not any(_running(pid) for pid in workers)
 
 
+def _sleep_with_workers(folder: Path) -> None:
+    """Write this process's pid, start two forked workers that sleep, and sleep (a load that takes long)."""
+    (folder / "apart.pid").write_text(str(os.getpid()))
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork"))
+    for i in range(2):
+        pool.submit(_sleep_in_worker, folder / f"worker{i}.pid")
+    time.sleep(120)
+
+
 _CALLER = """
 import functools, importlib, sys
 from pathlib import Path
 from memeval_core import file_pool
-sleep = getattr(importlib.import_module(sys.argv[1]), "_sleep_in_worker")
-file_pool.run_apart(functools.partial(sleep, Path(sys.argv[2])))
+call = getattr(importlib.import_module(sys.argv[1]), "_sleep_with_workers")
+file_pool.run_apart(functools.partial(call, Path(sys.argv[2])))
 """
 
 
-def test_a_call_apart_ends_when_its_caller_is_killed(tmp_path: Path) -> None:
+def test_a_call_apart_ends_with_its_workers_when_its_caller_is_killed(tmp_path: Path) -> None:
     """An app server killed during a first load leaves no load running for no one."""
-    pid_file = tmp_path / "apart.pid"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    caller = subprocess.Popen([sys.executable, "-c", _CALLER, __name__, str(pid_file)], env=env)
+    caller = subprocess.Popen([sys.executable, "-c", _CALLER, __name__, str(tmp_path)], env=env)
     try:
         deadline = time.monotonic() + 60
-        while not pid_file.exists() and time.monotonic() < deadline:
+        while len(list(tmp_path.glob("*.pid"))) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
-        apart = int(pid_file.read_text())
         caller.kill()
         caller.wait()
+        pids = [int(p.read_text()) for p in tmp_path.glob("*.pid")]
         deadline = time.monotonic() + 10 * file_pool.ORPHAN_CHECK_S
-        while _running(apart) and time.monotonic() < deadline:
+        while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not _running(apart)
+        assert len(pids) == 3 and not any(_running(pid) for pid in pids)
     finally:
         caller.kill()
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+        for p in tmp_path.glob("*.pid"):
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(p.read_text()), signal.SIGKILL)
+
+
+class _SlowToFree:
+    def __del__(self) -> None:
+        time.sleep(1.5 * file_pool.ORPHAN_CHECK_S)
+
+
+def _leave_something_slow_to_free() -> None:
+    global _lingering
+    _lingering = _SlowToFree()  # freed when the interpreter exits
+
+
+_lingering: _SlowToFree | None = None
+
+
+def test_a_call_apart_that_takes_long_to_exit_still_succeeds() -> None:
+    """The orphan check's timer is off once the call returns: a tick while the process exits would kill it."""
+    file_pool.run_apart(_leave_something_slow_to_free)
