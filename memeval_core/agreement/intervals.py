@@ -94,6 +94,8 @@ def resampled_together(terms: Sequence[ItemTerms], *, seed: int, n_resamples: in
     """Each statistic of ``terms`` (all over the same items) on the same ``n_resamples`` bootstrap resamples
     (NaN where undefined): :func:`resampled_values` of each, with the weights drawn once."""
     _check(seed, n_resamples, 0.5)
+    if len({t.n_items for t in terms}) > 1:
+        raise ValueError(f"statistics resampled together must be over the same items, got {[t.n_items for t in terms]}")
     out = [np.full(n_resamples, np.nan) for _ in terms]
     if not terms or terms[0].n_items == 0:
         return out
