@@ -187,19 +187,21 @@ class GitHubStandIn:
                     status, payload = standin._api(path, parse_qs(split.query))
                     self._send(status, json.dumps(payload).encode(), "application/json")
                     return
+                # In flight until the answer starts: once its last byte is sent the client may ask for the next
+                # file before this thread runs again, so counting to the end of the send overcounts.
                 with standin._lock:
                     standin.in_flight += 1
                     standin.max_in_flight = max(standin.max_in_flight, standin.in_flight)
                 try:
                     time.sleep(standin.delay_s)
                     status, body, inner = standin._raw(path)
-                    if inner in standin.faults.dropped:
-                        self.close_connection = True
-                        self._send(status, body, "text/plain", send=len(body) // 2)
-                    else:
-                        self._send(status, body, "text/plain")
                 finally:
                     with standin._lock:
                         standin.in_flight -= 1
+                if inner in standin.faults.dropped:
+                    self.close_connection = True
+                    self._send(status, body, "text/plain", send=len(body) // 2)
+                else:
+                    self._send(status, body, "text/plain")
 
         return Handler
