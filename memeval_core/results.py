@@ -91,20 +91,13 @@ def default_cache_dir() -> Path | None:
     return settings.cache_dir()
 
 
-def _hash_tree(h: Any, root: Path | None, newest: list[int], suffix: str = "") -> None:
+def _hash_tree(h: Any, root: Path | None, suffix: str = "") -> int:
+    """:func:`memeval_core.tree.hash_folder` of ``root`` under its resolved name (``none`` for no folder); the
+    newest mtime."""
     if root is None:
         h.update(b"none\0")
-        return
-    h.update(b"dir\0" + os.fsencode(root.resolve()) + b"\0")  # the name's bytes, whatever they are
-    if not root.is_dir():
-        h.update(b"missing\0")
-        return
-    listing = tree.walk(root, (suffix,) if suffix else (), settings.limits())
-    for entry in listing.files:
-        h.update(f"{entry.rel}\0{entry.size}\0{entry.mtime_ns}\0".encode())
-        newest[0] = max(newest[0], entry.mtime_ns)
-    for refusal in listing.refused:
-        h.update(f"refused\0{refusal.rel}\0{refusal.reason}\0".encode())
+        return 0
+    return tree.hash_folder(h, root, root.resolve(), (suffix,) if suffix else (), settings.limits())
 
 
 FolderDigests = dict[tuple[Path | None, str], tuple[str, int]]
@@ -118,9 +111,8 @@ def _folder_digest(root: Path | None, suffix: str, done: FolderDigests) -> tuple
     key = (None if root is None else root.absolute(), suffix)
     if key not in done:
         h = hashlib.sha256()
-        newest = [0]
-        _hash_tree(h, root, newest, suffix)
-        done[key] = (h.hexdigest(), newest[0])
+        newest = _hash_tree(h, root, suffix)
+        done[key] = (h.hexdigest(), newest)
     return done[key]
 
 

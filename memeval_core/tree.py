@@ -25,6 +25,7 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import numpy as np
 
@@ -217,18 +218,24 @@ def fingerprint(*dirs: Path | None) -> str:
     """
     h = hashlib.sha256()
     for d in dirs:
-        if d is None:
-            continue
-        h.update(b"dir\0" + os.fsencode(d) + b"\0")  # the name's bytes, whatever they are
-        if not d.is_dir():
-            h.update(b"missing\0")
-            continue
-        listing = walk(d)
-        for e in listing.files:
-            h.update(f"{e.rel}\0{e.size}\0{e.mtime_ns}\0".encode())
-        for r in listing.refused:
-            h.update(f"refused\0{r.rel}\0{r.reason}\0".encode())
+        if d is not None:
+            hash_folder(h, d, d)
     return h.hexdigest()
+
+
+def hash_folder(h: Any, folder: Path, named: Path, suffixes: tuple[str, ...] = (), limits: Limits | None = None) -> int:
+    """Add ``folder`` to the hash ``h``: the bytes of the path ``named``, then "missing" when it is no folder, else
+    (path, size, mtime_ns) of every file :func:`walk` lists and every refusal. Returns the newest mtime (0: none)."""
+    h.update(b"dir\0" + os.fsencode(named) + b"\0")  # the name's bytes, whatever they are
+    if not folder.is_dir():
+        h.update(b"missing\0")
+        return 0
+    listing = walk(folder, suffixes, limits)
+    for e in listing.files:
+        h.update(f"{e.rel}\0{e.size}\0{e.mtime_ns}\0".encode())
+    for r in listing.refused:
+        h.update(f"refused\0{r.rel}\0{r.reason}\0".encode())
+    return max((e.mtime_ns for e in listing.files), default=0)
 
 
 STALE_AFTER_S = 3600.0
