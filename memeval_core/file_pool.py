@@ -178,6 +178,8 @@ def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, 
     """Mark this process as a worker, then run the caller's initializer."""
     global _in_worker
     _in_worker = True
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the orphan check of :func:`apart` is the load process's own
+    # A worker gets no timer of the load process (:func:`apart`); should a SIGALRM reach it, the orphan check is
+    # not its to run.
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
     if initializer is not None:
         initializer(*initargs)

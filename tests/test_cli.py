@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -159,7 +161,6 @@ def test_leaderboard_covers_qa_runs() -> None:
 
 
 def test_kind_pmb_counts_the_other_files_and_lists_only_broken_reports(tmp_path: Path) -> None:
-    import shutil
 
     shutil.copytree(require(PMB_DIR), tmp_path / "pmb")
     p = run_cli("leaderboard", "--results", str(tmp_path), "--kind", "pmb", "--format", "json")
@@ -186,8 +187,6 @@ def test_the_cli_starts_without_the_hub_client() -> None:
 
 
 def test_a_path_that_is_not_utf8_is_named_by_mapping_and_add(tmp_path: Path) -> None:
-    import os
-    import shutil
 
     rows = [{"qid": "q1", "question": "?", "prediction": "a", "gold": "a", "correct": 1}]
     odd = tmp_path / os.fsdecode(b"\xff-scores.json")

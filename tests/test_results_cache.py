@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -368,8 +371,6 @@ def test_a_folder_without_pmb_fixtures_is_cached(tmp_path: Path, monkeypatch: py
 
 def test_with_the_cache_off_the_cli_leaves_no_files(tmp_path: Path) -> None:
     """The scratch folder goes when the process exits; the leaderboard is the one a cache gives."""
-    import subprocess
-    import sys
 
     root = require(SHARED_DATA)
     scratch = tmp_path / "tmp"
@@ -416,7 +417,6 @@ def test_a_disk_failing_midway_gives_the_headers_from_memory(tmp_path: Path) -> 
 
 
 def test_scratch_folders_of_processes_gone_are_swept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = tmp_path / "memeval-scratch-999999999-abc"  # above any pid_max: no such process
@@ -493,8 +493,6 @@ def test_when_the_load_s_own_process_fails_this_one_loads(tmp_path: Path, monkey
 
 @pytest.mark.parametrize("cache", ["cache", "off"])
 def test_a_file_name_that_is_not_utf8_is_named_not_fatal(tmp_path: Path, cache: str) -> None:
-    import subprocess
-    import sys
 
     data = _copy_pmb(tmp_path)
     report = next(data.rglob("retrieval-report-mem0.json")).read_bytes()

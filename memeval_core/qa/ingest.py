@@ -204,9 +204,9 @@ def read_source(path: Path, rel: str, root_name: str = "") -> Source:
     if not raw or raw.isspace():  # isspace stops at the first other byte; strip() would copy the file
         raise IngestError(rel, "$", "file is empty", "re-export the run; an empty file holds no results")
     sha = hashlib.sha256(raw).hexdigest()
-    limits = settings.limits()
     if not rel.endswith((".csv", ".jsonl")):
         return Source(rel, sha, parse_json_bytes(raw, rel), root_name)
+    limits = settings.limits()
     if rel.endswith(".jsonl") and (deep := tree.too_deep(raw, limits)) is not None:
         raise IngestError(rel, "$", deep, "flatten the document; no result format nests this deep")
     try:
