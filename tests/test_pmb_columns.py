@@ -16,7 +16,7 @@ from memeval_core.pmb.assertions import (
     normalize_failure,
     prepare_case,
 )
-from memeval_core.pmb.case_table import CaseTable, StringPool
+from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.entries import columns_of_report
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import iter_json_files, load_fixture, read_json, sniff
@@ -182,7 +182,7 @@ def test_from_columns_stores_what_from_cases_stores() -> None:
         _case(case_id="c2", turn_index=2, questions=("q",), pass_type="structural", stated_category="Other"),
         _case(case_id="c3", failures=("g", "f"), stated_failures=("f", "g"), noise_ids=("n",)),
     )
-    table = CaseTable.from_columns(columns_of(cases), StringPool())
+    table = CaseTable.from_columns(columns_of(cases))
     assert table.present("precision").tolist() == [True, False, False]
     assert np.isnan(table.column("precision")[0]) and table.column("precision")[1:].tolist() == [0.0, 0.0]
     assert table.present("drift").tolist() == [True, False, False]
@@ -193,23 +193,8 @@ def test_from_columns_stores_what_from_cases_stores() -> None:
     # Row by row, what goes in comes out (NaN aside, which never equals itself).
     assert table.cases([1, 2]) == cases[1:]
     assert table.case(0).precision is not None and math.isnan(table.case(0).precision)
-    for name in ("columns", "offsets", "masks"):
-        a, b = getattr(table, name), getattr(CaseTable.from_cases(cases), name)
-        assert list(a) == list(b)
-        for key in a:
-            assert a[key].dtype == b[key].dtype
-            assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f")
-
-
-def test_string_pool_codes_follow_first_appearance() -> None:
-    pool = StringPool()
-    assert pool.encode([]).tolist() == [] and pool.encode([]).dtype == np.int32
-    assert pool.encode(["b"]).tolist() == [0]
-    assert pool.encode(["a", "b", "c", "a", "d", "c"]).tolist() == [1, 0, 2, 1, 3, 2]
-    assert pool.encode(["d", "b"]).tolist() == [3, 0]
-    assert pool.encode(["e"]).tolist() == [4]
-    assert pool.strings == ["b", "a", "c", "d", "e"]
-    assert pool.code_of("c") == 2 and pool.code_of("zz") is None
+    assert table.arrow.schema == CaseTable.from_cases(cases).arrow.schema
+    assert str(table.arrow.to_pylist()) == str(CaseTable.from_cases(cases).arrow.to_pylist())
 
 
 def test_prepared_case_checks_like_check_case() -> None:

@@ -157,21 +157,6 @@ def test_runs_written_as_scored_give_the_loads_snapshot(tmp_path: Path, monkeypa
     assert (tuple(scan.errors), tuple(scan.skipped)) == (load.errors, load.skipped)
 
 
-def test_a_batch_too_long_for_arrow_is_written_in_halves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    load = load_pmb(require(PMB_DIR))
-    want = write_snapshot(load, tmp_path / "whole")
-    whole = snapshot.cases_table
-
-    def at_most_three(runs: list[PmbRun]) -> object:
-        if len(runs) > 3:
-            raise pa.ArrowInvalid("Take operation overflowed binary array capacity")
-        return whole(runs)
-
-    monkeypatch.setattr(snapshot, "cases_table", at_most_three)
-    got = write_snapshot(load, tmp_path / "halves")
-    assert [p.read_bytes() for p in got] == [p.read_bytes() for p in want]
-
-
 @pytest.mark.parametrize(
     ("edit", "message"),
     [

@@ -323,7 +323,7 @@ def case_view_of_rows(
     (run id -> display name), in its order; rows of other runs or cases are left out."""
     rows = cases.filter(parquet.rows_equal(cases, {"case_id": case_id, "turn_index": turn_index}))
     position = {run_id: n for n, run_id in enumerate(rows.column("run_id").to_pylist())}
-    table = CaseTable.from_columns({k: tuple(v) for k, v in rows.drop_columns(["run_id"]).to_pydict().items()})
+    table = CaseTable.from_arrow(rows)
     shown = [(names[i], i, table.case(position[i])) for i in names if i in position]
     return _view(fixture, case_id, turn_index, shown)
 

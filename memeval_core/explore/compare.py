@@ -21,13 +21,12 @@ from numpy.typing import NDArray
 
 from memeval_core.explore.case_view import CaseView, case_view
 from memeval_core.explore.paired import TABLE_COLUMNS, PairedReport, Terms, compare_pairs, paired_stats
-from memeval_core.pmb.case_table import CaseTable, StringPool
+from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import Benchmark, PmbRun
 from memeval_core.stats.bootstrap import BootstrapMethod
 
-_TURN_LIMIT = 2**31
 OUTCOMES = ("both passed", "A wins", "B wins", "both failed")
 
 PAIR_COLUMNS = [
@@ -48,51 +47,23 @@ PAIR_COLUMNS = [
 ]
 
 
-def case_keys(run: PmbRun, pool: StringPool | None = None) -> NDArray[np.int64]:
-    """One int64 per case identifying ``(case_id, turn_index)``, comparable between runs coded in ``pool``.
-
-    ``pool`` defaults to the run's own; a case id another pool has never seen gets a key no case of that pool has.
-    """
-    t = run.table
-    codes = t.column("case_id").astype(np.int64)
-    if pool is not None and pool is not t.pool:
-        strings = t.pool.strings
-        known = [pool.code_of(strings[c]) for c in codes.tolist()]
-        codes = np.fromiter((-1 if k is None else k for k in known), np.int64, len(known))
-    turns = t.column("turn_index")
-    present = t.present("turn_index")
-    if present.any() and (turns[present].min() < 0 or turns[present].max() >= _TURN_LIMIT):
-        raise ValueError(f"{run.identity.source}: turn indices must be in [0, {_TURN_LIMIT})")
-    # Low 32 bits: 0 for a single-turn case, turn + 1 for a session turn.
-    return (codes << 32) | np.where(present, turns + 1, 0)
-
-
-def _sorted_unique(run: PmbRun, keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """``keys`` sorted and the sorting order; a ValueError when a key repeats (a case reported twice)."""
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    if ordered.size > 1 and bool(np.any(ordered[1:] == ordered[:-1])):
-        raise ValueError(f"{run.identity.source}: a case (case id and turn) appears twice")
-    return ordered, order
+def _case_rows(run: PmbRun) -> dict[tuple[str, int | None], int]:
+    """Each case's row by ``(case_id, turn_index)`` (turn None for a single-turn case), in row order; a ValueError
+    naming the run's file when a case appears twice."""
+    rows: dict[tuple[str, int | None], int] = {}
+    keys = zip(run.table.texts("case_id"), run.table.texts("turn_index"), strict=True)
+    for row, key in enumerate(keys):
+        if rows.setdefault(key, row) != row:
+            raise ValueError(f"{run.identity.source}: a case (case id and turn) appears twice")
+    return rows
 
 
 def paired_rows(run_a: PmbRun, run_b: PmbRun) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Row numbers of the cases both runs reported, as (rows of A, matching rows of B) in A's order."""
     _same_suite(run_a, run_b)
-    keys_a = case_keys(run_a)
-    _sorted_unique(run_a, keys_a)
-    own_b = case_keys(run_b)
-    sorted_b, order = _sorted_unique(run_b, own_b)
-    if run_b.table.pool is not run_a.table.pool:
-        # Codes of another pool: recode B's case ids into A's pool (unknown ids match nothing in A).
-        keys_b = case_keys(run_b, run_a.table.pool)
-        order = np.argsort(keys_b, kind="stable")
-        sorted_b = keys_b[order]
-    pos = np.searchsorted(sorted_b, keys_a)
-    inside = pos < sorted_b.size
-    found = np.zeros(keys_a.size, dtype=bool)
-    found[inside] = sorted_b[pos[inside]] == keys_a[inside]
-    return np.flatnonzero(found).astype(np.int64), order[pos[found]].astype(np.int64)
+    rows_b = _case_rows(run_b)
+    pairs = [(row, rows_b[key]) for key, row in _case_rows(run_a).items() if key in rows_b]
+    return np.array([a for a, _ in pairs], np.int64), np.array([b for _, b in pairs], np.int64)
 
 
 def _same_suite(run_a: PmbRun, run_b: PmbRun) -> Benchmark:
@@ -125,8 +96,7 @@ def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     outcome = np.select(
         [a_passed & b_passed, a_passed, b_passed], ["both passed", "A wins", "B wins"], default="both failed"
     )
-    turn = pd.array(ta.column("turn_index")[rows_a], dtype="Int64")
-    turn[~ta.present("turn_index")[rows_a]] = pd.NA
+    turn = pd.array(ta.texts("turn_index", rows_a), dtype="Int64")
     # Straight from the two runs' columns: no case objects.
     frame = pd.DataFrame(
         {
@@ -190,14 +160,15 @@ PMB_TERMS = Terms(
 def outcome_table(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     """The paired outcome table (:data:`memeval_core.explore.paired.TABLE_COLUMNS`) of the cases both reported.
 
-    ``item`` is the case key of :func:`case_keys`, ``category`` A's category, ``a``/``b`` passed, the values
-    the precisions (NaN when null); rows in A's order.
+    ``item`` is the case id (session: ``<case id>#<turn>``), ``category`` A's category, ``a``/``b`` passed, the
+    values the precisions (NaN when null); rows in A's order.
     """
     rows_a, rows_b = paired_rows(run_a, run_b)
     ta, tb = run_a.table, run_b.table
+    turns = ta.texts("turn_index", rows_a)
     return pd.DataFrame(
         {
-            "item": case_keys(run_a)[rows_a],
+            "item": [c if t is None else f"{c}#{t}" for c, t in zip(ta.texts("case_id", rows_a), turns, strict=True)],
             "category": ta.texts("category", rows_a),
             "a": ta.column("passed")[rows_a].astype(bool),
             "b": tb.column("passed")[rows_b].astype(bool),

@@ -8,6 +8,7 @@ the other files still load.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,7 +22,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from memeval_core import file_pool, settings, tree
 from memeval_core.errors import IngestError, json_path, refuse_unwritable
-from memeval_core.pmb.case_table import CaseTable, StringPool
+from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.entries import ReportColumns, columns_of_report, report_columns
 from memeval_core.pmb.fixtures import BELIEFS_FILE, CASES_FILE, SESSION_CASES_FILE, PmbFixture
 from memeval_core.pmb.models import Belief, RetrievalCase, SessionCase, SessionReport, SingleTurnReport
@@ -248,12 +249,9 @@ def _entry_index(rel: str, report: ReportColumns, fixture: PmbFixture) -> dict[t
     return index
 
 
-def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture, pool: StringPool | None = None) -> PmbRun:
-    """Validate, re-score and verify one report; raise :class:`IngestError` on bad content.
-
-    ``pool``: the string pool shared by the runs of one load (a new one when None).
-    """
-    return _scored(raw.rel, raw.sha256, _validated(raw, kind, fixture), fixture, pool)
+def build_run(raw: RawFile, kind: Kind, fixture: PmbFixture) -> PmbRun:
+    """Validate, re-score and verify one report; raise :class:`IngestError` on bad content."""
+    return _scored(raw.rel, raw.sha256, _validated(raw, kind, fixture), fixture)
 
 
 OVERSIZE_FACTOR = 10
@@ -284,7 +282,7 @@ def _validated(raw: RawFile, kind: Kind, fixture: PmbFixture) -> ReportColumns:
     return columns_of_report(report)
 
 
-def _scored(rel: str, sha256: str, report: ReportColumns, fixture: PmbFixture, pool: StringPool | None) -> PmbRun:
+def _scored(rel: str, sha256: str, report: ReportColumns, fixture: PmbFixture) -> PmbRun:
     """:func:`build_run` of a validated report (``rel``, ``sha256``: its file's)."""
     session = report.session
     keys = _entry_index(rel, report, fixture)
@@ -306,7 +304,7 @@ def _scored(rel: str, sha256: str, report: ReportColumns, fixture: PmbFixture, p
             source=rel,
             sha256=sha256,
         ),
-        table=CaseTable.from_columns(cols, pool),
+        table=CaseTable.from_columns(cols),
         # Every entry states the fixture's category (or none) in current reports: the grouping is the same.
         aggregate=derived if cols["stated_category"] == cols["category"] else aggregate_columns(cols),
         stated=header.retrieval,
@@ -330,10 +328,8 @@ _Outcome = PmbRun | _ReportError | IngestError | str | None
 """What one file gave: a run, a scoring error, a read error, a skipped file's path, or nothing (a fixture)."""
 
 
-def _load_file(
-    path: Path, rel: str, fixture: PmbFixture | None, pool: StringPool | None = None, read: RawFile | None = None
-) -> _Outcome:
-    """Read, sniff and (for reports) score one file; text goes into ``pool`` (a pool of its own when None).
+def _load_file(path: Path, rel: str, fixture: PmbFixture | None, read: RawFile | None = None) -> _Outcome:
+    """Read, sniff and (for reports) score one file.
 
     ``read``: the file as already read (a fixture file), instead of reading it again.
     """
@@ -360,7 +356,7 @@ def _load_file(
             sha256 = raw.sha256
             # Dropping the parsed JSON before scoring lets scoring reuse its (recently touched) memory.
             del raw
-            return _scored(rel, sha256, report, fixture, pool)
+            return _scored(rel, sha256, report, fixture)
         except IngestError as exc:
             return _ReportError(exc)
     if kind is None:
@@ -383,27 +379,46 @@ def _init_worker(fixture: PmbFixture | None) -> None:
     _worker_fixture = fixture
 
 
-def _load_file_in_worker(path: Path, rel: str) -> _Outcome:
-    return _load_file(path, rel, _worker_fixture)
+@dataclass(frozen=True)
+class _Shipped:
+    """A run scored in a worker process, as it travels back: its cases in Arrow's IPC format (:meth:`CaseTable.ipc`),
+    its other fields as they are."""
+
+    cases: bytes
+    fields: dict[str, Any]
+    """Every field of :class:`PmbRun` but ``table``."""
+
+    @classmethod
+    def of(cls, run: PmbRun) -> _Shipped:
+        return cls(run.table.ipc(), {name: getattr(run, name) for name in _RUN_FIELDS if name != "table"})
+
+    def unpacked(self) -> PmbRun:
+        return PmbRun(table=CaseTable.from_ipc(self.cases), **self.fields)
+
+
+_RUN_FIELDS = tuple(f.name for f in dataclasses.fields(PmbRun))
+
+
+def _load_file_in_worker(path: Path, rel: str) -> _Outcome | _Shipped:
+    outcome = _load_file(path, rel, _worker_fixture)
+    return _Shipped.of(outcome) if isinstance(outcome, PmbRun) else outcome
 
 
 def _outcomes(
     paths: Sequence[Path],
     rels: Sequence[str],
     fixture: PmbFixture | None,
-    pool: StringPool | None,
     read: Mapping[Path, RawFile] | None = None,
-) -> Iterator[_Outcome]:
+) -> Iterator[_Outcome | _Shipped]:
     """Every file's outcome, in file order (:func:`memeval_core.file_pool.in_order`).
 
-    Serially the text goes straight into ``pool`` (None: a pool per run); a worker's runs come back with pools
-    of their own. This process only collects: taking results file by file as they come keeps memory flat at a
-    thousand reports. ``read``: files already read (the fixture's), by path.
+    This process only collects: taking results file by file as they come keeps memory flat at a thousand
+    reports. ``read``: files already read (the fixture's), by path.
     """
     read = read or {}
 
-    def here(path: Path, rel: str) -> _Outcome:
-        return _load_file(path, rel, fixture, pool, read.get(path))
+    def here(path: Path, rel: str) -> _Outcome | _Shipped:
+        return _load_file(path, rel, fixture, read.get(path))
 
     items = list(zip(paths, rels, strict=True))
     return file_pool.in_order(
@@ -427,9 +442,9 @@ class PmbScan:
     """JSON files that are neither PMB reports nor fixtures."""
 
 
-def scan_pmb(results: Path, fixtures: Path | None = None, pool: StringPool | None = None) -> PmbScan:
+def scan_pmb(results: Path, fixtures: Path | None = None) -> PmbScan:
     """Start loading every PMB report under ``results``, scored against ``fixtures`` (default: found under
-    results). ``pool``: the string pool the runs' text goes into (None: each run has its own)."""
+    results)."""
     errors: list[IngestError] = []
     fixture: PmbFixture | None = None
     fixture_files: dict[Path, RawFile] = {}
@@ -442,20 +457,21 @@ def scan_pmb(results: Path, fixtures: Path | None = None, pool: StringPool | Non
     listing = tree.walk(results, (".json",), settings.limits())
     errors.extend(IngestError(r.rel, "$", f"not read: {r.reason}", r.fix) for r in listing.refused)
     rels = [e.rel for e in listing.files]
-    outcomes = _outcomes([results / rel for rel in rels], rels, fixture, pool, fixture_files)
+    outcomes = _outcomes([results / rel for rel in rels], rels, fixture, fixture_files)
     scan = PmbScan(fixture, iter(()), errors, [])
-    scan.runs = _runs_of(outcomes, scan, pool)
+    scan.runs = _runs_of(outcomes, scan)
     return scan
 
 
-def _runs_of(outcomes: Iterator[_Outcome], scan: PmbScan, pool: StringPool | None) -> Iterator[PmbRun]:
+def _runs_of(outcomes: Iterator[_Outcome | _Shipped], scan: PmbScan) -> Iterator[PmbRun]:
     """The runs among ``outcomes``; the rest goes to ``scan``'s errors (scoring errors after all read errors)
     and skipped files."""
     report_errors: list[IngestError] = []
     for outcome in outcomes:
-        if isinstance(outcome, PmbRun):
-            table = outcome.table if pool is None else outcome.table.recoded(pool)
-            yield outcome if table is outcome.table else replace(outcome, table=table)
+        if isinstance(outcome, _Shipped):
+            yield outcome.unpacked()
+        elif isinstance(outcome, PmbRun):
+            yield outcome
         elif isinstance(outcome, _ReportError):
             report_errors.append(outcome.error)
         elif isinstance(outcome, IngestError):
@@ -471,7 +487,7 @@ def load_pmb(results: Path, fixtures: Path | None = None) -> PmbLoad:
     Each report is scored as soon as it is parsed and its JSON dropped: holding every parsed report first
     would need gigabytes at a thousand runs.
     """
-    scan = scan_pmb(results, fixtures, StringPool())
+    scan = scan_pmb(results, fixtures)
     runs = sorted(scan.runs, key=lambda r: load_order(r.identity))
     return PmbLoad(tuple(assign_display_names(runs)), tuple(scan.errors), scan.fixture, tuple(scan.skipped))
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from memeval_core.pmb.case_table import CaseTable, StringPool
+from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
 from memeval_core.pmb.rescore import Aggregate, ScoredCase, ScoredColumns, aggregate_columns, columns_of
 
@@ -71,10 +71,9 @@ class PmbRun:
         ingestion: Ingestion | None,
         mismatches: tuple[str, ...] = (),
         extra_fields: tuple[str, ...] = (),
-        pool: StringPool | None = None,
     ) -> PmbRun:
-        """A run from its re-derived cases; their text is interned in ``pool`` (shared by a load's runs)."""
-        return cls.from_columns(identity, columns_of(cases), stated, ingestion, mismatches, extra_fields, pool)
+        """A run from its re-derived cases."""
+        return cls.from_columns(identity, columns_of(cases), stated, ingestion, mismatches, extra_fields)
 
     @classmethod
     def from_columns(
@@ -85,12 +84,11 @@ class PmbRun:
         ingestion: Ingestion | None,
         mismatches: tuple[str, ...] = (),
         extra_fields: tuple[str, ...] = (),
-        pool: StringPool | None = None,
     ) -> PmbRun:
         """:meth:`from_cases` of cases given as columns (a field name -> that field of every case, in order)."""
         return cls(
             identity=identity,
-            table=CaseTable.from_columns(cols, pool),
+            table=CaseTable.from_columns(cols),
             aggregate=aggregate_columns(cols),
             stated=stated,
             ingestion=ingestion,

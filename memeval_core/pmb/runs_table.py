@@ -17,7 +17,6 @@ import pyarrow.compute as pc
 
 from memeval_core import SCORING_VERSION
 from memeval_core.errors import SnapshotError
-from memeval_core.pmb.case_table import StringPool
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
 from memeval_core.pmb.pass_types import PASS_TYPES
 from memeval_core.pmb.rescore import ScoredColumns
@@ -129,7 +128,7 @@ def runs_table(runs: Sequence[PmbRun]) -> pa.Table:
     return pa.Table.from_pylist([{**row_of(r), **details_of(r)} for r in runs], schema=RUNS_SCHEMA)
 
 
-def run_from(header: dict[str, Any], details: dict[str, Any], cols: ScoredColumns, pool: StringPool) -> PmbRun:
+def run_from(header: dict[str, Any], details: dict[str, Any], cols: ScoredColumns) -> PmbRun:
     """The run a row of the table (``header`` and ``details`` as Python values) and its cases' columns describe."""
     ingestion = details["ingestion"]
     run = PmbRun.from_columns(
@@ -139,7 +138,6 @@ def run_from(header: dict[str, Any], details: dict[str, Any], cols: ScoredColumn
         ingestion=None if ingestion is None else Ingestion.model_validate_json(ingestion),
         mismatches=tuple(header["mismatches"]),
         extra_fields=tuple(details["extra_fields"]),
-        pool=pool,
     )
     return dataclasses.replace(run, provenance=tuple((p["key"], p["value"]) for p in header["provenance"]))
 

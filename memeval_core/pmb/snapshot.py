@@ -32,11 +32,10 @@ import pyarrow.compute as pc
 
 from memeval_core import parquet
 from memeval_core.errors import IngestError, SnapshotError
-from memeval_core.pmb.case_table import CaseTable, StringPool
+from memeval_core.pmb.case_table import CASE_SCHEMA
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.models import Belief, Ingestion, RetrievalCase, RetrievalSummary, SessionCase
-from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import PmbRun, RunIdentity, display_names, load_order
 from memeval_core.pmb.runs_table import (
     DETAIL_COLUMNS,
@@ -58,43 +57,13 @@ SNAPSHOT_VERSION = 1
 CASE_ROW_GROUP_ROWS = 8192
 """Case rows per Parquet row group: reading one run's cases decodes about a hundred runs' rows, not all."""
 
-_TUPLE_FIELDS = {f.name for f in dataclasses.fields(ScoredCase) if "tuple" in str(f.type) and f.name != "questions"}
-
-
-_FLOAT_FIELDS = frozenset(
-    {
-        "precision",
-        "recall",
-        "pinned_coverage",
-        "drift",
-        "latency_ms",
-        "stated_precision",
-        "stated_recall",
-        "stated_drift",
-    }
-)
-_BOOL_FIELDS = frozenset({"passed", "returned_nothing", "stated_passed"})
-
-
-def _arrow_type(name: str) -> pa.DataType:
-    if name in _TUPLE_FIELDS or name == "questions":
-        return pa.list_(pa.string())
-    if name == "turn_index":
-        return pa.int64()
-    if name in _BOOL_FIELDS:
-        return pa.bool_()
-    if name in _FLOAT_FIELDS:
-        return pa.float64()
-    return pa.string()
-
 
 def _dump_json(obj: Any) -> bytes:
     return (json.dumps(obj, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode()
 
 
-_CASE_FIELDS = [f.name for f in dataclasses.fields(ScoredCase)]
-CASES_SCHEMA = pa.schema([("run_id", pa.string())] + [(n, _arrow_type(n)) for n in _CASE_FIELDS])
-"""The cases table's columns: ``run_id``, then every :class:`ScoredCase` field."""
+CASES_SCHEMA = pa.schema([("run_id", pa.string()), *CASE_SCHEMA])
+"""The cases table's columns: ``run_id``, then every :class:`ScoredCase` field (:data:`CASE_SCHEMA`)."""
 
 RUN_BATCH = 256
 """Runs whose cases are held as one Arrow table at a time while a snapshot is written."""
@@ -104,11 +73,10 @@ def cases_table(runs: Sequence[PmbRun]) -> pa.Table:
     """All re-derived cases of all runs as one Arrow table (``run_id`` + every :class:`ScoredCase` field)."""
     if not runs:
         return CASES_SCHEMA.empty_table()
-    table = CaseTable.concat([r.table for r in runs])
-    strings = pa.array(table.pool.strings, pa.string())
+    table = pa.Table.from_batches([r.table.arrow for r in runs], schema=CASE_SCHEMA)
     which_run = pa.array(np.repeat(np.arange(len(runs)), [r.table.n for r in runs]))
     run_ids = pa.array([r.identity.run_id for r in runs], pa.string()).take(which_run)
-    return pa.Table.from_arrays([run_ids, *table.arrow_columns(strings)], schema=CASES_SCHEMA)
+    return table.add_column(0, CASES_SCHEMA.field("run_id"), run_ids)
 
 
 def _batches(runs: Iterable[PmbRun]) -> Iterator[list[PmbRun]]:
@@ -116,20 +84,6 @@ def _batches(runs: Iterable[PmbRun]) -> Iterator[list[PmbRun]]:
     it = iter(runs)
     while batch := list(itertools.islice(it, RUN_BATCH)):
         yield batch
-
-
-def _cases_tables(runs: list[PmbRun]) -> Iterator[pa.Table]:
-    """:func:`cases_table` of ``runs``, in halves while a column's text is too long for one Arrow array (2 GiB:
-    Arrow says the take "overflowed binary array capacity")."""
-    try:
-        table = cases_table(runs)
-    except (pa.ArrowCapacityError, pa.ArrowInvalid):
-        if len(runs) == 1:
-            raise
-        yield from _cases_tables(runs[: len(runs) // 2])
-        yield from _cases_tables(runs[len(runs) // 2 :])
-        return
-    yield table
 
 
 def _run_doc(row: dict[str, Any]) -> dict[str, Any]:
@@ -190,7 +144,7 @@ def write_runs(fixture: PmbFixture, runs: Iterable[PmbRun], out: Path, *, arrang
     def case_batches() -> Iterator[pa.Table]:
         for batch in _batches(runs):
             rows.append(runs_table(batch))
-            yield from _cases_tables(batch)
+            yield cases_table(batch)
 
     parquet.write_batches(case_batches(), CASES_SCHEMA, paths[2], CASE_ROW_GROUP_ROWS)
     table = pa.concat_tables(rows).combine_chunks()
@@ -261,7 +215,6 @@ def read_snapshot(directory: Path) -> PmbLoad:
     spans = _run_spans(table.column("run_id").to_pylist())
     table = table.drop_columns(["run_id"])
     runs = []
-    pool = StringPool()
     for r in runs_doc["runs"]:
         ident = RunIdentity(**r["identity"])
         lo, hi = spans.get(ident.run_id, (0, 0))
@@ -274,7 +227,6 @@ def read_snapshot(directory: Path) -> PmbLoad:
             ingestion=None if r["ingestion"] is None else Ingestion.model_validate(r["ingestion"]),
             mismatches=tuple(r["mismatches"]),
             extra_fields=tuple(r["extra_fields"]),
-            pool=pool,
         )
         runs.append(dataclasses.replace(run, provenance=tuple((k, v) for k, v in r.get("provenance", []))))
     return PmbLoad(tuple(runs), (), fixture, ())
@@ -385,8 +337,7 @@ def open_snapshot(directory: Path) -> PmbHeaders:
         at = [rows[i] for i in run_ids]
         details = parquet.read_spans(directory / RUNS_TABLE_FILE, [(n, n + 1) for n in at], DETAIL_COLUMNS)
         cases = parquet.read_spans(directory / CASES_FILE, [spans().get(i, (0, 0)) for i in run_ids])
-        pool = StringPool()
-        return tuple(_run(table, n, d, c, pool) for n, d, c in zip(at, details, cases, strict=True))
+        return tuple(_run(table, n, d, c) for n, d, c in zip(at, details, cases, strict=True))
 
     def read_cases(columns: Sequence[str], run_ids: Sequence[str]) -> pa.Table:
         wanted = list(dict.fromkeys(["run_id", *columns]))
@@ -398,8 +349,8 @@ def open_snapshot(directory: Path) -> PmbHeaders:
     return PmbHeaders(table, read_fixture(directory), read_runs, read_cases, read_case)
 
 
-def _run(table: pa.Table, row: int, details: pa.Table, cases: pa.Table, pool: StringPool) -> PmbRun:
+def _run(table: pa.Table, row: int, details: pa.Table, cases: pa.Table) -> PmbRun:
     """Run number ``row`` of the runs table, from its detail columns and its rows of the cases table."""
     header = table.slice(row, 1).to_pylist()[0]
     columns = cases.drop_columns(["run_id"]).to_pydict()
-    return run_from(header, details.to_pylist()[0], {name: tuple(values) for name, values in columns.items()}, pool)
+    return run_from(header, details.to_pylist()[0], {name: tuple(values) for name, values in columns.items()})
