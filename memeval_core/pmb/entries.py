@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import itemgetter
 from typing import Annotated, Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -84,11 +82,11 @@ def _columns(entries: Sequence[Any], schema: _ColumnSchema) -> Columns | None:
     raw: Columns = {}
     try:
         for name, alias in schema.required:
-            raw[name] = list(map(itemgetter(alias), entries))
+            raw[name] = [entry[alias] for entry in entries]
     except KeyError:
         return None
     for name, alias, default in schema.optional:
-        raw[name] = list(map(dict.get, entries, repeat(alias), repeat(default)))
+        raw[name] = [entry.get(alias, default) for entry in entries]
     try:
         validated: Columns = schema.adapter.validate_python(raw)
     except ValidationError:

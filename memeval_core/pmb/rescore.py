@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any
 
 from memeval_core.latency import LatencySummary, summarize
@@ -154,7 +154,7 @@ def single_turn_rows(entries: Columns, fixture: PmbFixture) -> list[ScoredRow]:
 def turn_order(entries: Columns) -> list[int]:
     """Positions of a session report's entries in (case id, turn index) order."""
     keys = list(zip(entries["case_id"], entries["turn_index"], strict=True))
-    return sorted(range(len(keys)), key=keys.__getitem__)
+    return sorted(range(len(keys)), key=lambda i: keys[i])
 
 
 def session_rows(entries: Columns, fixture: PmbFixture) -> list[ScoredRow]:
@@ -381,13 +381,8 @@ def aggregate(cases: Sequence[ScoredCase], *, stated_categories: bool = False) -
 
 
 def picked(rows: Sequence[int], *columns: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """The values at ``rows`` of each column (one C-level gather per column)."""
-    if len(rows) == 1:  # itemgetter of one key returns the value itself, not a tuple
-        return [(col[rows[0]],) for col in columns]
-    if not rows:  # itemgetter needs a key
-        return [() for _ in columns]
-    pick = itemgetter(*rows)
-    return [pick(col) for col in columns]
+    """The values at ``rows`` of each column."""
+    return [tuple(col[row] for row in rows) for col in columns]
 
 
 def aggregate_columns(cols: ScoredColumns, *, stated_categories: bool = False) -> Aggregate:

@@ -96,6 +96,20 @@ class PmbRun:
             extra_fields=extra_fields,
         )
 
+    @classmethod
+    def from_table(
+        cls,
+        identity: RunIdentity,
+        table: CaseTable,
+        stated: RetrievalSummary,
+        ingestion: Ingestion | None,
+        mismatches: tuple[str, ...] = (),
+        extra_fields: tuple[str, ...] = (),
+    ) -> PmbRun:
+        """:meth:`from_cases` of cases given as a table (a run's rows of a snapshot)."""
+        aggregate = aggregate_columns(table.arrow.to_pydict())
+        return cls(identity, table, aggregate, stated, ingestion, mismatches, extra_fields)
+
     @property
     def cases(self) -> tuple[ScoredCase, ...]:
         """Every case as an object, rebuilt from :attr:`table` on each access (bind it once; prefer the table

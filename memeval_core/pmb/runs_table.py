@@ -17,9 +17,9 @@ import pyarrow.compute as pc
 
 from memeval_core import SCORING_VERSION
 from memeval_core.errors import SnapshotError
+from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
 from memeval_core.pmb.pass_types import PASS_TYPES
-from memeval_core.pmb.rescore import ScoredColumns
 from memeval_core.pmb.run import PmbRun, RunIdentity
 
 IDENTITY_COLUMNS = tuple(f.name for f in dataclasses.fields(RunIdentity))
@@ -128,12 +128,12 @@ def runs_table(runs: Sequence[PmbRun]) -> pa.Table:
     return pa.Table.from_pylist([{**row_of(r), **details_of(r)} for r in runs], schema=RUNS_SCHEMA)
 
 
-def run_from(header: dict[str, Any], details: dict[str, Any], cols: ScoredColumns) -> PmbRun:
-    """The run a row of the table (``header`` and ``details`` as Python values) and its cases' columns describe."""
+def run_from(header: dict[str, Any], details: dict[str, Any], cases: CaseTable) -> PmbRun:
+    """The run a row of the table (``header`` and ``details`` as Python values) and its cases describe."""
     ingestion = details["ingestion"]
-    run = PmbRun.from_columns(
+    run = PmbRun.from_table(
         identity=RunIdentity(**{name: header[name] for name in IDENTITY_COLUMNS}),
-        cols=cols,
+        table=cases,
         stated=RetrievalSummary.model_validate_json(details["stated"]),
         ingestion=None if ingestion is None else Ingestion.model_validate_json(ingestion),
         mismatches=tuple(header["mismatches"]),

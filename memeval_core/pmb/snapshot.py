@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 
 from memeval_core import parquet
 from memeval_core.errors import IngestError, SnapshotError
-from memeval_core.pmb.case_table import CASE_SCHEMA
+from memeval_core.pmb.case_table import CASE_SCHEMA, CaseTable
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.models import Belief, Ingestion, RetrievalCase, RetrievalSummary, SessionCase
@@ -213,16 +213,13 @@ def read_snapshot(directory: Path) -> PmbLoad:
     runs_doc = versioned_document(directory / RUNS_FILE)
     table = parquet.read(directory / CASES_FILE)
     spans = _run_spans(table.column("run_id").to_pylist())
-    table = table.drop_columns(["run_id"])
     runs = []
     for r in runs_doc["runs"]:
         ident = RunIdentity(**r["identity"])
         lo, hi = spans.get(ident.run_id, (0, 0))
-        # One run's rows at a time: Python values for tens of cases, not for every case of every run at once.
-        columns = table.slice(lo, hi - lo).to_pydict()
-        run = PmbRun.from_columns(
+        run = PmbRun.from_table(
             identity=ident,
-            cols={name: tuple(values) for name, values in columns.items()},
+            table=CaseTable.from_arrow(table.slice(lo, hi - lo)),
             stated=RetrievalSummary.model_validate(r["stated"]),
             ingestion=None if r["ingestion"] is None else Ingestion.model_validate(r["ingestion"]),
             mismatches=tuple(r["mismatches"]),
@@ -352,5 +349,4 @@ def open_snapshot(directory: Path) -> PmbHeaders:
 def _run(table: pa.Table, row: int, details: pa.Table, cases: pa.Table) -> PmbRun:
     """Run number ``row`` of the runs table, from its detail columns and its rows of the cases table."""
     header = table.slice(row, 1).to_pylist()[0]
-    columns = cases.drop_columns(["run_id"]).to_pydict()
-    return run_from(header, details.to_pylist()[0], {name: tuple(values) for name, values in columns.items()})
+    return run_from(header, details.to_pylist()[0], CaseTable.from_arrow(cases))

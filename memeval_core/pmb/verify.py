@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from itertools import chain, compress, count
-from operator import itemgetter, ne
 
 from memeval_core.pmb.assertions import normalize_failure
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
@@ -116,12 +114,9 @@ def sorted_normalized(failures: Sequence[str]) -> list[str]:
     return sorted(ordered[:lo] + [normalize_failure(f) for f in ordered[lo:hi]] + ordered[hi:])
 
 
-_FIRST_CHARACTER = itemgetter(slice(0, 1))
-
-
 def may_be_tagged(messages: Iterable[str]) -> bool:
     """True when a message starts with "[", as a tag :func:`normalize_failure` strips does."""
-    return "[" in map(_FIRST_CHARACTER, messages)
+    return any(message.startswith("[") for message in messages)
 
 
 def verify_cases(cases: Sequence[ScoredCase], entry_index: dict[tuple[str, int | None], int]) -> list[str]:
@@ -132,23 +127,18 @@ def verify_cases(cases: Sequence[ScoredCase], entry_index: dict[tuple[str, int |
 def verify_columns(cols: ScoredColumns, entry_index: dict[tuple[str, int | None], int]) -> list[str]:
     """:func:`verify_cases` of cases given as columns."""
     keys = list(zip(cols["case_id"], cols["turn_index"], strict=True))
-    at = list(map(entry_index.__getitem__, keys))
-    # Most stated values equal the re-derived ones exactly, and equal values never mismatch: C-level
-    # comparisons of whole columns find the few cases that need a closer look.
-    suspects: set[int] = set()
-    for name in ("passed", "precision", "recall", "failures", "drift", "noise_ids"):
-        suspects.update(compress(count(), map(ne, cols[f"stated_{name}"], cols[name])))
-    # A tag on a stated message (see normalize_failure) makes lists that are equal as stated differ once
-    # normalized; such a list equals a re-derived one, so the re-derived messages tell. Those start with a
-    # lower-case word: when even the least of them sorts at or after "\\" (the character after "["), none
-    # starts with "[" and no message needs a look.
-    derived = cols["failures"]
-    if min(chain.from_iterable(derived), default="\\") < "\\" and may_be_tagged(chain.from_iterable(derived)):
-        suspects.update(range(len(keys)))
+    compared = ("passed", "precision", "recall", "failures", "drift", "noise_ids")
+    # Most stated values equal the re-derived ones exactly, and equal values never mismatch: only the other cases
+    # need a closer look. A tag on a stated message (see normalize_failure) makes lists that are equal as stated
+    # differ once normalized; such a list equals a re-derived one, so a tagged re-derived message sends every case.
+    if may_be_tagged(f for failures in cols["failures"] for f in failures):
+        suspects = list(range(len(keys)))
+    else:
+        suspects = [i for i in range(len(keys)) if any(cols[f"stated_{n}"][i] != cols[n][i] for n in compared)]
     m = _Mismatches()
-    for i in sorted(suspects):
+    for i in suspects:
         case_id, turn = keys[i]
-        path = f"$.cases[{at[i]}]"
+        path = f"$.cases[{entry_index[keys[i]]}]"
         stated_passed, passed = cols["stated_passed"][i], cols["passed"][i]
         if stated_passed != passed:
             m.items.append(
