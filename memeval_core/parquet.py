@@ -24,16 +24,17 @@ ROW_GROUP_ROWS = 65_536
 
 def write(table: pa.Table, path: Path, row_group_rows: int | None = None) -> None:
     """Write ``table`` to ``path`` in memeval's layout (row groups of ``row_group_rows`` rows, by default
-    :data:`ROW_GROUP_ROWS`)."""
-    rows = ROW_GROUP_ROWS if row_group_rows is None else row_group_rows
-    pq.write_table(table, path, compression="zstd", write_statistics=True, row_group_size=rows)
+    :data:`ROW_GROUP_ROWS`), through :func:`write_batches`: the file depends on the rows alone, not on how the
+    table's columns happen to be chunked."""
+    write_batches([table], table.schema, path, row_group_rows)
 
 
 def write_batches(tables: Iterable[pa.Table], schema: pa.Schema, path: Path, row_group_rows: int | None = None) -> None:
     """:func:`write` of ``tables`` (each of ``schema``) one after the other, as one file, holding little more
     than one row group of them at a time: a large table can be written while it is made, batch by batch.
 
-    The row groups are those of :func:`write` (every one full but the last), so the file is the same.
+    Every row group is full but the last, and goes to the writer as one chunk per column (chunk borders would move
+    the writer's page breaks), so the file is that of pyarrow's ``write_table`` of the whole table in one chunk.
     """
     rows = ROW_GROUP_ROWS if row_group_rows is None else row_group_rows
     with pq.ParquetWriter(path, schema, compression="zstd", write_statistics=True) as writer:

@@ -12,6 +12,13 @@ import pytest
 from memeval_core import parquet
 
 
+def _pyarrow_write(table: pa.Table, path: Path, row_group_rows: int) -> None:
+    """The oracle: pyarrow's own writer, with memeval's options, of the table in one chunk per column."""
+    pq.write_table(
+        table.combine_chunks(), path, compression="zstd", write_statistics=True, row_group_size=row_group_rows
+    )
+
+
 def _table(n: int) -> pa.Table:
     return pa.table({"run_id": [f"run-{i // 1000:05d}" for i in range(n)], "score": [i % 7 / 7 for i in range(n)]})
 
@@ -80,7 +87,7 @@ def test_writing_in_batches_gives_the_file_of_the_whole_table(tmp_path: Path, si
     whole = _table(sum(sizes))
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
     batches = [whole.slice(start, n) for start, n in zip(starts, sizes, strict=True)]
-    parquet.write(whole, tmp_path / "whole.parquet", 7)
+    _pyarrow_write(whole, tmp_path / "whole.parquet", 7)
     parquet.write_batches(batches, whole.schema, tmp_path / "batches.parquet", 7)
     assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "batches.parquet").read_bytes()
     assert pq.ParquetFile(tmp_path / "batches.parquet").metadata.num_row_groups == max(1, -(-sum(sizes) // 7))
@@ -91,6 +98,17 @@ def test_batches_of_long_text_give_the_pages_of_the_whole_table(tmp_path: Path) 
     text = pa.array([f"{i:06d}" + "x" * 300 for i in range(4 * 4_000)])
     whole = pa.table({"run_id": pa.array([f"run-{i // 77:05d}" for i in range(len(text))]), "text": text})
     batches = [whole.slice(start, 4_000) for start in range(0, whole.num_rows, 4_000)]
-    parquet.write(whole, tmp_path / "whole.parquet", 8_192)
+    _pyarrow_write(whole, tmp_path / "whole.parquet", 8_192)
     parquet.write_batches(batches, whole.schema, tmp_path / "batches.parquet", 8_192)
     assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "batches.parquet").read_bytes()
+
+
+def test_the_file_does_not_depend_on_how_the_columns_are_chunked(tmp_path: Path) -> None:
+    # A table put together from many small ones (a run's cases each) writes the file of the same rows in one chunk.
+    text = pa.array([f"{i:06d}" + "x" * 300 for i in range(4 * 4_000)])
+    whole = pa.table({"n": pa.array(range(len(text))), "text": text})
+    chunked = pa.concat_tables([whole.slice(start, 40) for start in range(0, whole.num_rows, 40)])
+    assert chunked.column("text").num_chunks == 400
+    _pyarrow_write(whole, tmp_path / "whole.parquet", 8_192)
+    parquet.write(chunked, tmp_path / "chunked.parquet", 8_192)
+    assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "chunked.parquet").read_bytes()

@@ -93,8 +93,8 @@ def test_edge_values_survive() -> None:
     assert table.index_of("s1") is None
     assert table.index_of("nope") is None
     assert table.pass_types() == [None, "structural", "active_retrieval", None]
-    assert table.texts("case_id") == ["c1", "s1", "s1", "c1"]
-    assert table.texts("questions", np.array([1, 0])) == [[], None]
+    assert table.values("case_id") == ["c1", "s1", "s1", "c1"]
+    assert table.values("questions", np.array([1, 0])) == [[], None]
     assert table.present("precision").tolist() == [False, True, False, False]
     assert table.column("turn_index").tolist() == [0, 0, 3, 0]
     np.testing.assert_array_equal(table.column("latency_ms"), [12.5] * 4)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from memeval_core import leaderboard
@@ -15,7 +16,7 @@ from memeval_core.pmb import snapshot
 from memeval_core.pmb.ingest import load_pmb, scan_pmb
 from memeval_core.pmb.run import PmbRun
 from memeval_core.pmb.runs_table import runs_table
-from memeval_core.pmb.snapshot import has_snapshot, read_snapshot, write_runs, write_snapshot
+from memeval_core.pmb.snapshot import has_snapshot, open_snapshot, read_snapshot, write_runs, write_snapshot
 from tests._data import PMB_DIR, require
 
 
@@ -155,6 +156,29 @@ def test_runs_written_as_scored_give_the_loads_snapshot(tmp_path: Path, monkeypa
     assert [r.identity for r in back.runs] == [r.identity for r in load.runs]
     assert [r.cases for r in back.runs] == [r.cases for r in load.runs]
     assert (tuple(scan.errors), tuple(scan.skipped)) == (load.errors, load.skipped)
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "message"),
+    [
+        ("label", None, "no column 'label'"),
+        ("turn_index", pa.float64(), "column 'turn_index' holds double, not int64"),
+        ("case_id", pa.large_string(), "column 'case_id' holds large_string, not string"),
+    ],
+)
+def test_a_cases_file_of_another_layout_is_named(tmp_path: Path, column: str, values: Any, message: str) -> None:
+    """Cases of another type are refused, not cast (an int64 case id would silently become text)."""
+    load = load_pmb(require(PMB_DIR))
+    write_snapshot(load, tmp_path)
+    path = tmp_path / snapshot.CASES_FILE
+    cases = pq.read_table(path)
+    at = cases.schema.get_field_index(column)
+    cases = cases.remove_column(at) if values is None else cases.set_column(at, column, cases[column].cast(values))
+    pq.write_table(cases, path)
+    with pytest.raises(SnapshotError, match=f"{snapshot.CASES_FILE}: the cases.* {message}"):
+        read_snapshot(tmp_path)
+    with pytest.raises(SnapshotError, match=f"{snapshot.CASES_FILE}: the cases.* {message}"):
+        open_snapshot(tmp_path).read_runs([load.runs[0].identity.run_id])
 
 
 @pytest.mark.parametrize(

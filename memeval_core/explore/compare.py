@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from memeval_core.explore.case_view import CaseView, case_view
+from memeval_core.explore.case_view import CaseView, case_key, case_view
 from memeval_core.explore.paired import TABLE_COLUMNS, PairedReport, Terms, compare_pairs, paired_stats
 from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.fixtures import PmbFixture
@@ -51,7 +51,7 @@ def _case_rows(run: PmbRun) -> dict[tuple[str, int | None], int]:
     """Each case's row by ``(case_id, turn_index)`` (turn None for a single-turn case), in row order; a ValueError
     naming the run's file when a case appears twice."""
     rows: dict[tuple[str, int | None], int] = {}
-    keys = zip(run.table.texts("case_id"), run.table.texts("turn_index"), strict=True)
+    keys = zip(run.table.values("case_id"), run.table.values("turn_index"), strict=True)
     for row, key in enumerate(keys):
         if rows.setdefault(key, row) != row:
             raise ValueError(f"{run.identity.source}: a case (case id and turn) appears twice")
@@ -61,8 +61,8 @@ def _case_rows(run: PmbRun) -> dict[tuple[str, int | None], int]:
 def paired_rows(run_a: PmbRun, run_b: PmbRun) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Row numbers of the cases both runs reported, as (rows of A, matching rows of B) in A's order."""
     _same_suite(run_a, run_b)
-    rows_b = _case_rows(run_b)
-    pairs = [(row, rows_b[key]) for key, row in _case_rows(run_a).items() if key in rows_b]
+    rows_a, rows_b = _case_rows(run_a), _case_rows(run_b)
+    pairs = [(row, rows_b[key]) for key, row in rows_a.items() if key in rows_b]
     return np.array([a for a, _ in pairs], np.int64), np.array([b for _, b in pairs], np.int64)
 
 
@@ -96,15 +96,15 @@ def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     outcome = np.select(
         [a_passed & b_passed, a_passed, b_passed], ["both passed", "A wins", "B wins"], default="both failed"
     )
-    turn = pd.array(ta.texts("turn_index", rows_a), dtype="Int64")
+    turn = pd.array(ta.values("turn_index", rows_a), dtype="Int64")
     # Straight from the two runs' columns: no case objects.
     frame = pd.DataFrame(
         {
-            "case_id": ta.texts("case_id", rows_a),
+            "case_id": ta.values("case_id", rows_a),
             "turn_index": turn,
-            "label": ta.texts("label", rows_a),
-            "category": ta.texts("category", rows_a),
-            "description": ta.texts("description", rows_a),
+            "label": ta.values("label", rows_a),
+            "category": ta.values("category", rows_a),
+            "description": ta.values("description", rows_a),
             "a_passed": a_passed,
             "b_passed": b_passed,
             "outcome": outcome.astype(object),
@@ -160,16 +160,16 @@ PMB_TERMS = Terms(
 def outcome_table(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     """The paired outcome table (:data:`memeval_core.explore.paired.TABLE_COLUMNS`) of the cases both reported.
 
-    ``item`` is the case id (session: ``<case id>#<turn>``), ``category`` A's category, ``a``/``b`` passed, the
-    values the precisions (NaN when null); rows in A's order.
+    ``item`` is the case key (:func:`~memeval_core.explore.case_view.case_key`), ``category`` A's category,
+    ``a``/``b`` passed, the values the precisions (NaN when null); rows in A's order.
     """
     rows_a, rows_b = paired_rows(run_a, run_b)
     ta, tb = run_a.table, run_b.table
-    turns = ta.texts("turn_index", rows_a)
+    turns = ta.values("turn_index", rows_a)
     return pd.DataFrame(
         {
-            "item": [c if t is None else f"{c}#{t}" for c, t in zip(ta.texts("case_id", rows_a), turns, strict=True)],
-            "category": ta.texts("category", rows_a),
+            "item": [case_key(c, t) for c, t in zip(ta.values("case_id", rows_a), turns, strict=True)],
+            "category": ta.values("category", rows_a),
             "a": ta.column("passed")[rows_a].astype(bool),
             "b": tb.column("passed")[rows_b].astype(bool),
             "a_value": _values_or_nan(ta, "precision", rows_a),

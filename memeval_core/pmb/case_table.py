@@ -57,7 +57,14 @@ class CaseTable:
 
     @classmethod
     def from_arrow(cls, table: pa.Table) -> CaseTable:
-        """The rows of an Arrow table with the columns of :data:`CASE_SCHEMA` (a snapshot's cases of one run)."""
+        """The rows of an Arrow table with the columns of :data:`CASE_SCHEMA` (a snapshot's cases of one run; other
+        columns are left out). ``ValueError`` naming the column when one is missing or of another type."""
+        for field in CASE_SCHEMA:
+            if field.name not in table.column_names:
+                raise ValueError(f"the cases have no column {field.name!r}")
+            found = table.schema.field(field.name).type
+            if found != field.type:
+                raise ValueError(f"the cases' column {field.name!r} holds {found}, not {field.type}")
         columns = [column.combine_chunks() for column in table.select(CASE_SCHEMA.names).columns]
         return cls(pa.RecordBatch.from_arrays(columns, schema=CASE_SCHEMA))
 
@@ -79,10 +86,10 @@ class CaseTable:
         return rows
 
     def column(self, name: str) -> NDArray[Any]:
-        """A number or flag field as an array, 0 where it is absent (see :meth:`present`)."""
+        """A number or flag field as a (read-only) array, 0 where it is absent (see :meth:`present`)."""
         values = self.arrow.column(name)
         if not (pa.types.is_floating(values.type) or pa.types.is_integer(values.type) or values.type == pa.bool_()):
-            raise ValueError(f"{name} is not a number or flag field; use texts() or cases()")
+            raise ValueError(f"{name} is not a number or flag field; use values() or cases()")
         filled: NDArray[Any] = values.fill_null(False if values.type == pa.bool_() else 0).to_numpy(
             zero_copy_only=False
         )
@@ -93,19 +100,19 @@ class CaseTable:
         valid: NDArray[np.bool_] = self.arrow.column(name).is_valid().to_numpy(zero_copy_only=False)
         return valid
 
-    def texts(self, name: str, rows: NDArray[np.int64] | None = None) -> list[Any]:
-        """A field's values, one per case (per row of ``rows`` when given)."""
+    def values(self, name: str, rows: NDArray[np.int64] | None = None) -> list[Any]:
+        """A field's values as Python values, one per case (per row of ``rows`` when given); id lists as lists."""
         values = self.arrow.column(name)
         out: list[Any] = (values if rows is None else values.take(rows)).to_pylist()
         return out
 
     def pass_types(self) -> list[str | None]:
         """The pass type of every case (None when failed)."""
-        return self.texts("pass_type")
+        return self.values("pass_type")
 
     def index_of(self, case_id: str, turn_index: int | None = None) -> int | None:
         """Row of the case ``case_id`` (session: with ``turn_index``), or None when the run lacks it."""
-        keys = zip(self.texts("case_id"), self.texts("turn_index"), strict=True)
+        keys = zip(self.values("case_id"), self.values("turn_index"), strict=True)
         return next((row for row, key in enumerate(keys) if key == (case_id, turn_index)), None)
 
     def cases(self, rows: Sequence[int] | NDArray[np.int64] | None = None) -> tuple[ScoredCase, ...]:

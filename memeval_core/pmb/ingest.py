@@ -379,14 +379,18 @@ def _init_worker(fixture: PmbFixture | None) -> None:
     _worker_fixture = fixture
 
 
+_RUN_FIELDS = tuple(f.name for f in dataclasses.fields(PmbRun))
+
+
 @dataclass(frozen=True)
 class _Shipped:
     """A run scored in a worker process, as it travels back: its cases in Arrow's IPC format (:meth:`CaseTable.ipc`),
-    its other fields as they are."""
+    its other fields as they are. Not the run with an empty table: pickling an Arrow table costs about as much
+    empty as full."""
 
     cases: bytes
     fields: dict[str, Any]
-    """Every field of :class:`PmbRun` but ``table``."""
+    """Every field of :class:`PmbRun` but ``table``, by name."""
 
     @classmethod
     def of(cls, run: PmbRun) -> _Shipped:
@@ -394,9 +398,6 @@ class _Shipped:
 
     def unpacked(self) -> PmbRun:
         return PmbRun(table=CaseTable.from_ipc(self.cases), **self.fields)
-
-
-_RUN_FIELDS = tuple(f.name for f in dataclasses.fields(PmbRun))
 
 
 def _load_file_in_worker(path: Path, rel: str) -> _Outcome | _Shipped:

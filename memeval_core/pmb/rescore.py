@@ -385,6 +385,10 @@ def picked(rows: Sequence[int], *columns: Sequence[Any]) -> list[tuple[Any, ...]
     return [tuple(col[row] for row in rows) for col in columns]
 
 
+AGGREGATED = ("category", "stated_category", "passed", "pass_type", "precision", "recall", "drift", "latency_ms")
+"""The columns :func:`aggregate_columns` reads."""
+
+
 def aggregate_columns(cols: ScoredColumns, *, stated_categories: bool = False) -> Aggregate:
     """:func:`aggregate` of cases given as columns."""
     types: dict[str, int] = dict.fromkeys(PASS_TYPES, 0)

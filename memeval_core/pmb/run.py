@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
-from memeval_core.pmb.rescore import Aggregate, ScoredCase, ScoredColumns, aggregate_columns, columns_of
+from memeval_core.pmb.rescore import AGGREGATED, Aggregate, ScoredCase, ScoredColumns, aggregate_columns, columns_of
 
 Benchmark = Literal["pmb-single-turn", "pmb-session"]
 BENCHMARKS: tuple[Benchmark, ...] = ("pmb-single-turn", "pmb-session")
@@ -107,8 +107,16 @@ class PmbRun:
         extra_fields: tuple[str, ...] = (),
     ) -> PmbRun:
         """:meth:`from_cases` of cases given as a table (a run's rows of a snapshot)."""
-        aggregate = aggregate_columns(table.arrow.to_pydict())
-        return cls(identity, table, aggregate, stated, ingestion, mismatches, extra_fields)
+        aggregated = {name: tuple(values) for name, values in table.arrow.select(AGGREGATED).to_pydict().items()}
+        return cls(
+            identity=identity,
+            table=table,
+            aggregate=aggregate_columns(aggregated),
+            stated=stated,
+            ingestion=ingestion,
+            mismatches=mismatches,
+            extra_fields=extra_fields,
+        )
 
     @property
     def cases(self) -> tuple[ScoredCase, ...]:

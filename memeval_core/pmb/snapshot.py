@@ -219,7 +219,7 @@ def read_snapshot(directory: Path) -> PmbLoad:
         lo, hi = spans.get(ident.run_id, (0, 0))
         run = PmbRun.from_table(
             identity=ident,
-            table=CaseTable.from_arrow(table.slice(lo, hi - lo)),
+            table=_cases_of(table.slice(lo, hi - lo), directory),
             stated=RetrievalSummary.model_validate(r["stated"]),
             ingestion=None if r["ingestion"] is None else Ingestion.model_validate(r["ingestion"]),
             mismatches=tuple(r["mismatches"]),
@@ -334,7 +334,7 @@ def open_snapshot(directory: Path) -> PmbHeaders:
         at = [rows[i] for i in run_ids]
         details = parquet.read_spans(directory / RUNS_TABLE_FILE, [(n, n + 1) for n in at], DETAIL_COLUMNS)
         cases = parquet.read_spans(directory / CASES_FILE, [spans().get(i, (0, 0)) for i in run_ids])
-        return tuple(_run(table, n, d, c) for n, d, c in zip(at, details, cases, strict=True))
+        return tuple(_run(table, n, d, c, directory) for n, d, c in zip(at, details, cases, strict=True))
 
     def read_cases(columns: Sequence[str], run_ids: Sequence[str]) -> pa.Table:
         wanted = list(dict.fromkeys(["run_id", *columns]))
@@ -346,7 +346,16 @@ def open_snapshot(directory: Path) -> PmbHeaders:
     return PmbHeaders(table, read_fixture(directory), read_runs, read_cases, read_case)
 
 
-def _run(table: pa.Table, row: int, details: pa.Table, cases: pa.Table) -> PmbRun:
+def _run(table: pa.Table, row: int, details: pa.Table, cases: pa.Table, directory: Path) -> PmbRun:
     """Run number ``row`` of the runs table, from its detail columns and its rows of the cases table."""
     header = table.slice(row, 1).to_pylist()[0]
-    return run_from(header, details.to_pylist()[0], CaseTable.from_arrow(cases))
+    return run_from(header, details.to_pylist()[0], _cases_of(cases, directory))
+
+
+def _cases_of(rows: pa.Table, directory: Path) -> CaseTable:
+    """A run's rows of the snapshot's cases table; a :class:`SnapshotError` naming the file when they are not of
+    its layout (a snapshot may come from anywhere: an export, a Hub dataset)."""
+    try:
+        return CaseTable.from_arrow(rows)
+    except ValueError as exc:
+        raise SnapshotError(f"{directory / CASES_FILE}: {exc}; export again") from exc
