@@ -20,7 +20,7 @@ import pytest
 from memeval_core import leaderboard
 from memeval_core.cli_publish import main as publish_main
 from memeval_core.export import models
-from memeval_core.export.writer import ExportError, ExportResult, diff_exports, export, list_files
+from memeval_core.export.writer import ExportError, ExportResult, diff_exports, export, list_files, pmb_details
 from memeval_core.pmb.ingest import load_pmb
 from memeval_core.qa.snapshot import read_qa_snapshot
 from memeval_core.results import load_pmb_results
@@ -529,3 +529,10 @@ def test_preview_export_keeps_one_scratch_export(mixed_results: Path, tmp_path: 
     assert [p.name for p in scratch.iterdir()] == [second.name], "older previews are removed"
     with pytest.raises(ValueError, match="hexadecimal"):
         preview_export(mixed_results, "../../etc", scratch)
+
+
+def test_the_pmb_details_table_is_one_chunk_per_column(pmb_results: Path) -> None:
+    """A run's cases are a batch of their own: the details table joins them into one chunk per column, since the
+    Parquet writer's page breaks follow the chunks (the same rows must give the same file)."""
+    for table in pmb_details(load_pmb_results(pmb_results, cache_dir=None)).values():
+        assert table.num_rows > 100 and {column.num_chunks for column in table.columns} == {1}

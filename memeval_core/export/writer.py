@@ -393,7 +393,8 @@ def pmb_details(load: PmbLoad) -> dict[str, pa.Table]:
         runs = tuple(r for r in load.runs if r.identity.benchmark == benchmark)
         if not runs:
             continue
-        table = cases_table(runs)
+        # One chunk per column, not one per run: the file's page breaks follow the chunks (parquet.write).
+        table = cases_table(runs).combine_chunks()
         names = {r.identity.run_id: r.identity.display_name for r in runs}
         display = pa.array([names[rid] for rid in table.column("run_id").to_pylist()], type=pa.string())
         out[benchmark] = table.add_column(1, "display_name", display)
