@@ -4,8 +4,6 @@ Side by side in one run, on the same seeded synthetic queries (1-5 gold ids, 10-
 cases: ~2% without gold, ~2% with nothing retrieved, ~5% with a repeated id):
 
 - memeval from Python lists (``evaluate(retrieved, gold, k=5)``, conversion included);
-- memeval from pyarrow ``list<string>`` arrays (as the store keeps ids) and ``list<dictionary>`` (as Parquet reads
-  them back with ``read_dictionary``): converted to the same per-query lists, then the same loop;
 - the protocol's naive per-query loop (deduplicate, cut at k, score each query in Python);
 - ranx (``Qrels``/``Run`` + ``evaluate``, building its dicts included; numba compiled or loaded from
   ``NUMBA_CACHE_DIR`` before timing, that warm-up reported apart);
@@ -32,11 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from bench.common import Timing, parse_args, peak_rss_mib, ratio, report, timed
-from memeval_core.metrics import evaluate
+from memeval_core.metrics.evaluate import evaluate
 
 K = 5
 SEED = 20260401
@@ -178,7 +174,7 @@ def library_rows(
         t_compile, _ = timed(lambda: ranx_scores(retrieved[:20], gold[:20]), 1)
         t_ranx, rx = timed(lambda: ranx_scores(retrieved, gold), 1 if quick else 2)
         for m in NAMES:
-            checks[f"ranx_{m}"] = _max_diff(ours.metric(m)[:n_lib][has_gold], np.array([rx[m][q] for q in qids]))
+            checks[f"ranx_{m}"] = _max_diff(getattr(ours, m)[:n_lib][has_gold], np.array([rx[m][q] for q in qids]))
         rows.append(_row("ranx Qrels/Run + evaluate", n_lib, t_ranx))
         details["ranx"] = {
             "numba_cache_dir": os.environ["NUMBA_CACHE_DIR"],
@@ -194,7 +190,7 @@ def library_rows(
         t_trec, tr = timed(lambda: trec_scores(retrieved, gold), 1 if quick else 2)
         for m in NAMES:
             theirs = np.array([tr[m][q] for q in qids])
-            mine = ours.metric(m)[:n_lib][has_gold]
+            mine = getattr(ours, m)[:n_lib][has_gold]
             if m == "mrr":
                 # recip_rank has no cutoff: compare where the first hit (if any) is within the top k or absent.
                 same = (mine > 0) | (theirs == 0)
@@ -206,7 +202,7 @@ def library_rows(
     return rows, checks
 
 
-RETIRED_TARGETS = {"lists_vs_naive": 3.5, "arrow_vs_naive": 50}
+RETIRED_TARGETS = {"lists_vs_naive": 3.5}
 """Met only by the numba kernel, which issue 19 retired; measured for information, no longer targets."""
 
 
@@ -219,27 +215,16 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(tempfile.gettempdir()) / "memeval-numba-cache"))
     t0 = time.perf_counter()
     retrieved, gold = synthetic(n)
-    arrow_r = pa.array(retrieved, type=pa.list_(pa.string()))
-    arrow_g = pa.array(gold, type=pa.list_(pa.string()))
-    # Parquet keeps string columns dictionary-encoded; read back with read_dictionary they are list<dictionary>.
-    dict_r = pa.ListArray.from_arrays(arrow_r.offsets, pc.dictionary_encode(arrow_r.flatten()))
-    dict_g = pa.ListArray.from_arrays(arrow_g.offsets, pc.dictionary_encode(arrow_g.flatten()))
     setup_s = time.perf_counter() - t0
 
     t_lists, ours = timed(lambda: evaluate(retrieved, gold, k=K), repeat)
-    t_arrow, ours_arrow = timed(lambda: evaluate(arrow_r, arrow_g, k=K), repeat)
-    t_dict, ours_dict = timed(lambda: evaluate(dict_r, dict_g, k=K), repeat)
     t_naive, ref = timed(lambda: naive(retrieved, gold), repeat)
 
     checks: dict[str, Any] = {}
     for m in NAMES:
-        checks[f"lists_vs_naive_{m}"] = _max_diff(ours.metric(m), np.asarray(ref[m]))
-        checks[f"arrow_vs_lists_{m}"] = _max_diff(ours_arrow.metric(m), ours.metric(m))
-        checks[f"arrow_dictionary_vs_lists_{m}"] = _max_diff(ours_dict.metric(m), ours.metric(m))
+        checks[f"lists_vs_naive_{m}"] = _max_diff(getattr(ours, m), np.asarray(ref[m]))
     rows = [
         _row("memeval, from Python lists", n, t_lists),
-        _row("memeval, from Arrow list<string>", n, t_arrow),
-        _row("memeval, from Arrow list<dictionary> (Parquet)", n, t_dict),
         _row("naive per-query loop (protocol)", n, t_naive),
     ]
     details: dict[str, Any] = {"k": K, "queries": n, "library_queries": n_lib, "setup_seconds": setup_s}
@@ -253,10 +238,8 @@ def main(argv: list[str] | None = None) -> None:
     value_checks = [v for key, v in checks.items() if not key.endswith("_compared_queries")]
     details.update(
         {
-            "timings": {"lists": t_lists, "arrow": t_arrow, "arrow_dictionary": t_dict, "naive": t_naive},
+            "timings": {"lists": t_lists, "naive": t_naive},
             "lists_vs_naive": ratio(t_naive.best, t_lists.best),
-            "arrow_vs_naive": ratio(t_naive.best, t_arrow.best),
-            "arrow_dictionary_vs_naive": ratio(t_naive.best, t_dict.best),
             "lists_vs_best_library": _qps(n, t_lists) / max(lib_qps) if lib_qps else None,
             "targets": {"values_equal_where_definitions_agree": 1e-12, "lists_vs_every_library": 5},
             "targets_met": {
@@ -264,9 +247,7 @@ def main(argv: list[str] | None = None) -> None:
                 "lists_vs_every_library": bool(lib_qps) and _qps(n, t_lists) >= 5 * max(lib_qps),
             },
             "retired_targets (numba kernel, issue 19)": RETIRED_TARGETS,
-            # For information: the store keeps list<string>; list<dictionary> is what Parquet gives back
-            # with read_dictionary (the synthetic ids make its dictionaries as large as the data).
-            "information": ["lists_vs_naive", "arrow_vs_naive", "arrow_dictionary_vs_naive"],
+            "information": ["lists_vs_naive"],
             "max_abs_differences": checks,
             "peak_rss_mib": peak_rss_mib(),
         }

@@ -27,7 +27,7 @@ from scipy import stats
 from bench.common import parse_args, peak_rss_mib, ratio, report, timed
 from memeval_core.explore.compare import PMB_TERMS
 from memeval_core.explore.paired import compare_pairs
-from memeval_core.stats.bootstrap import paired_bootstrap, paired_bootstraps
+from memeval_core.stats.bootstrap import paired_bootstraps
 from memeval_core.stats.mcnemar import mcnemar_exact
 
 SEED = 20260101
@@ -114,7 +114,9 @@ def main(argv: list[str] | None = None) -> None:
     def ours_pairwise() -> list[tuple[Any, Any]]:
         return [
             (
-                paired_bootstrap(passed[a].astype(float), passed[b].astype(float), seed=SEED, n_resamples=n_resamples),
+                paired_bootstraps(
+                    [(passed[a].astype(float), passed[b].astype(float))], seed=SEED, n_resamples=n_resamples
+                )[0],
                 mcnemar_exact(passed[a], passed[b]),
             )
             for a, b in sampled
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
         row("memeval compare_pairs (paired table of all pairs)", n_pairs, t_all.best, n_pairs, scipy_all),
         row("scipy.stats binomtest + bootstrap, pair by pair", sample_rows, scipy_all, n_pairs, scipy_all),
         row(
-            "memeval mcnemar_exact + paired_bootstrap, pair by pair",
+            "memeval mcnemar_exact + paired_bootstraps, pair by pair",
             sample_rows,
             t_pairwise.best * per_pair,
             n_pairs,

@@ -29,7 +29,6 @@ from memeval_core.judge.prompts import Prompt, PromptError, default_prompt, load
 from memeval_core.judge.runner import Budget, Plan, plan, run
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.models import QaRun
-from memeval_core.qa.scoring import score_run
 from memeval_core.results import load_qa_results
 from memeval_core.settings import DEFAULT_RESULTS, RESULTS_ENV, datasets_dir, results_dir
 
@@ -130,7 +129,7 @@ def jobs(args: argparse.Namespace, runs: Sequence[LoadedRun]) -> list[Job]:
 
 
 def _summary(job: Job, doc: dict[str, Any], path: Path) -> str:
-    score = score_run(QaRun.model_validate(doc))
+    score = job.run.with_run(QaRun.model_validate(doc)).score
     names = output.verdict_names(job.judge, doc["run"][output.REJUDGE]["repeats"])
     values = [score.per_judge_accuracy[n] for n in names if n in score.per_judge_accuracy]
     acc = f"{sum(values) / len(values):.4f}" if values else "-"

@@ -13,14 +13,13 @@ from memeval_core.agreement.intervals import (
     BootstrapReport,
     agreement_terms,
     bootstrap,
-    bootstrap_agreement,
     bootstrap_kendall_tau,
     bootstrap_many,
     resampled_together,
     resampled_values,
 )
-from memeval_core.agreement.kappa import cohen_kappa, fleiss_kappa
-from memeval_core.agreement.krippendorff_alpha import krippendorff_alpha
+from memeval_core.agreement.kappa import cohen_kappa_terms, fleiss_kappa_terms
+from memeval_core.agreement.krippendorff_alpha import krippendorff_alpha_terms
 from memeval_core.agreement.rank_correlation import kendall_tau_b
 
 AUDIT = SHARED_DATA / "locomo-audit" / "ap-baseline"
@@ -44,10 +43,10 @@ def _hand_verdicts() -> np.ndarray:
 @pytest.mark.parametrize(
     ("statistic", "direct"),
     [
-        ("fleiss_kappa", fleiss_kappa),
-        ("krippendorff_alpha_nominal", lambda v: krippendorff_alpha(v, "nominal")),
-        ("krippendorff_alpha_interval", lambda v: krippendorff_alpha(v, "interval")),
-        ("cohen_kappa", lambda v: cohen_kappa(v[:, 0], v[:, 1])),
+        ("fleiss_kappa", lambda v: fleiss_kappa_terms(v).value()),
+        ("krippendorff_alpha_nominal", lambda v: krippendorff_alpha_terms(v, "nominal").value()),
+        ("krippendorff_alpha_interval", lambda v: krippendorff_alpha_terms(v, "interval").value()),
+        ("cohen_kappa", lambda v: cohen_kappa_terms(v[:, 0], v[:, 1]).value()),
     ],
 )
 def test_weighted_resamples_equal_recomputing_on_index_resamples(statistic: str, direct: object) -> None:
@@ -64,13 +63,13 @@ def test_weighted_resamples_equal_recomputing_on_index_resamples(statistic: str,
 
 def test_same_seed_same_report_different_seed_different_values() -> None:
     verdicts = _hand_verdicts()
-    a = bootstrap_agreement(verdicts, "fleiss_kappa", seed=1, n_resamples=500, alpha=0.05)
-    b = bootstrap_agreement(verdicts, "fleiss_kappa", seed=1, n_resamples=500, alpha=0.05)
-    c = bootstrap_agreement(verdicts, "fleiss_kappa", seed=2, n_resamples=500, alpha=0.05)
+    a = bootstrap(agreement_terms(verdicts, "fleiss_kappa"), seed=1, n_resamples=500, alpha=0.05)
+    b = bootstrap(agreement_terms(verdicts, "fleiss_kappa"), seed=1, n_resamples=500, alpha=0.05)
+    c = bootstrap(agreement_terms(verdicts, "fleiss_kappa"), seed=2, n_resamples=500, alpha=0.05)
     assert a == b
     assert (a.low, a.high) != (c.low, c.high)
     assert isinstance(a, BootstrapReport)
-    assert a.estimate == fleiss_kappa(verdicts)
+    assert a.estimate == fleiss_kappa_terms(verdicts).value()
     assert a.low < a.estimate < a.high
     assert (a.n_resamples, a.n_items, a.seed, a.alpha, a.method) == (500, 120, 1, 0.05, "percentile")
 
@@ -89,7 +88,8 @@ def test_undefined_resamples_are_counted() -> None:
     # Rater b disagrees once in 20 items: many resamples miss that item and have one category only for b.
     a = [1.0] * 19 + [0.0]
     b = [1.0] * 20
-    report = bootstrap_agreement(np.column_stack([a, b]), "cohen_kappa", seed=3, n_resamples=400, alpha=0.05)
+    terms = agreement_terms(np.column_stack([a, b]), "cohen_kappa")
+    report = bootstrap(terms, seed=3, n_resamples=400, alpha=0.05)
     assert report.estimate == 0.0  # p_o = p_e = 0.95
     assert 0 < report.n_undefined < 400
 
@@ -130,18 +130,18 @@ def test_kendall_tau_bootstrap() -> None:
 def test_bad_parameters_named() -> None:
     verdicts = _hand_verdicts()
     with pytest.raises(ValueError, match="alpha must be in"):
-        bootstrap_agreement(verdicts, "fleiss_kappa", seed=1, n_resamples=10, alpha=1.5)
+        bootstrap(agreement_terms(verdicts, "fleiss_kappa"), seed=1, n_resamples=10, alpha=1.5)
     with pytest.raises(ValueError, match="n_resamples must be >= 1"):
-        bootstrap_agreement(verdicts, "fleiss_kappa", seed=1, n_resamples=0, alpha=0.05)
+        bootstrap(agreement_terms(verdicts, "fleiss_kappa"), seed=1, n_resamples=0, alpha=0.05)
     with pytest.raises(ValueError, match="two distinct columns"):
-        bootstrap_agreement(verdicts, "cohen_kappa", seed=1, n_resamples=10, alpha=0.05, raters=(0, 0))
+        bootstrap(agreement_terms(verdicts, "cohen_kappa", (0, 0)), seed=1, n_resamples=10, alpha=0.05)
     with pytest.raises(ValueError, match="unknown statistic"):
-        bootstrap_agreement(verdicts, "accuracy", seed=1, n_resamples=10, alpha=0.05)  # type: ignore[arg-type]
+        bootstrap(agreement_terms(verdicts, "accuracy"), seed=1, n_resamples=10, alpha=0.05)  # type: ignore[arg-type]
 
 
 def test_locomo_audit_fleiss_interval() -> None:
     verdicts = audit_verdicts("v2")
-    report = bootstrap_agreement(verdicts, "fleiss_kappa", seed=20260401, n_resamples=2000, alpha=0.05)
+    report = bootstrap(agreement_terms(verdicts, "fleiss_kappa"), seed=20260401, n_resamples=2000, alpha=0.05)
     assert report.estimate == pytest.approx(0.9610801911732014, abs=1e-12)
     assert report.n_items == 1540 and report.n_undefined == 0
     assert 0.94 < report.low < report.estimate < report.high < 0.98
@@ -150,7 +150,7 @@ def test_locomo_audit_fleiss_interval() -> None:
 def test_cognitive_memory_kappa_interval_is_wide_on_50_items() -> None:
     data = json.loads(require(JUDGE / "judge_reliability.json").read_text())
     verdicts = np.array([[r["original_verdict"], r["alt_verdict"]] for r in data["all_results"]], dtype=float)
-    report = bootstrap_agreement(verdicts, "cohen_kappa", seed=42, n_resamples=4000, alpha=0.05)
+    report = bootstrap(agreement_terms(verdicts, "cohen_kappa"), seed=42, n_resamples=4000, alpha=0.05)
     assert round(report.estimate, 4) == 0.8792
     assert report.high - report.low > 0.15
     assert report.low < 0.8 and report.high == pytest.approx(1.0, abs=0.05)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,10 @@ from _data import SHARED_DATA, require
 
 from memeval_core.agreement.kappa import (
     as_verdict_matrix,
-    cohen_kappa,
-    fleiss_kappa,
-    pairwise_cohen_kappa,
-    raw_agreement,
-    unanimity,
+    cohen_kappa_terms,
+    fleiss_kappa_terms,
+    raw_agreement_terms,
+    unanimity_terms,
 )
 
 inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
@@ -61,56 +61,59 @@ def test_cohen_hand_example() -> None:
     # p_a(yes) = 0.6, p_b(yes) = 0.5 -> p_e = 0.3 + 0.2 = 0.5 -> kappa = 0.4.
     a = [1, 1, 1, 1, 0, 0, 0, 1, 1, 0]
     b = [1, 1, 1, 1, 0, 0, 0, 0, 0, 1]
-    assert cohen_kappa(a, b) == pytest.approx(0.4, abs=1e-15)
-    assert cohen_kappa(a, b) == pytest.approx(statsmodels_cohen(np.array(a, float), np.array(b, float)), abs=1e-12)
+    assert cohen_kappa_terms(a, b).value() == pytest.approx(0.4, abs=1e-15)
+    assert cohen_kappa_terms(a, b).value() == pytest.approx(
+        statsmodels_cohen(np.array(a, float), np.array(b, float)), abs=1e-12
+    )
 
 
 def test_cohen_drops_items_missing_either_verdict() -> None:
     a = [1, 1, 0, None, 1]
     b = [1, 0, 0, 1, math.nan]
     # Remaining (1,1), (1,0), (0,0): p_o = 2/3, p_e = 2/3*1/3 + 1/3*2/3 = 4/9 -> (2/3 - 4/9)/(5/9) = 0.4.
-    assert cohen_kappa(a, b) == pytest.approx(0.4, abs=1e-15)
+    assert cohen_kappa_terms(a, b).value() == pytest.approx(0.4, abs=1e-15)
 
 
 def test_cohen_three_categories_matches_statsmodels() -> None:
     rng = np.random.default_rng(3)
     a = rng.integers(0, 3, 200).astype(float)
     b = np.where(rng.random(200) < 0.6, a, rng.integers(0, 3, 200)).astype(float)
-    assert cohen_kappa(a, b) == pytest.approx(statsmodels_cohen(a, b), abs=1e-12)
+    assert cohen_kappa_terms(a, b).value() == pytest.approx(statsmodels_cohen(a, b), abs=1e-12)
 
 
 def test_cohen_undefined_when_one_category_only() -> None:
-    assert math.isnan(cohen_kappa([1, 1, 1], [1, 1, 1]))
+    assert math.isnan(cohen_kappa_terms([1, 1, 1], [1, 1, 1]).value())
 
 
 def test_fleiss_hand_example_and_statsmodels() -> None:
     # Classic shape: 4 items x 3 raters.
     verdicts = np.array([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]], dtype=float)
     # P_i = 1, 1/3, 1, 1/3 -> P̄ = 2/3; p_1 = 6/12 -> P_e = 0.5 -> kappa = 1/3.
-    assert fleiss_kappa(verdicts) == pytest.approx(1 / 3, abs=1e-15)
-    assert fleiss_kappa(verdicts) == pytest.approx(statsmodels_fleiss(verdicts), abs=1e-12)
-    assert raw_agreement(verdicts) == pytest.approx(2 / 3, abs=1e-15)
-    assert unanimity(verdicts) == 0.5
+    assert fleiss_kappa_terms(verdicts).value() == pytest.approx(1 / 3, abs=1e-15)
+    assert fleiss_kappa_terms(verdicts).value() == pytest.approx(statsmodels_fleiss(verdicts), abs=1e-12)
+    assert raw_agreement_terms(verdicts).value() == pytest.approx(2 / 3, abs=1e-15)
+    assert unanimity_terms(verdicts).value() == 0.5
 
 
 def test_fleiss_drops_incomplete_items() -> None:
     verdicts = np.array([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0], [1, None, 0]], dtype=float)
-    assert fleiss_kappa(verdicts) == pytest.approx(1 / 3, abs=1e-15)
+    assert fleiss_kappa_terms(verdicts).value() == pytest.approx(1 / 3, abs=1e-15)
 
 
 def test_raw_agreement_uses_items_with_two_or_more_verdicts() -> None:
     verdicts = [[1, 1, None], [1, 0, None], [1, None, None]]
-    assert raw_agreement(verdicts) == 0.5
-    assert unanimity(verdicts) == 0.5
+    assert raw_agreement_terms(verdicts).value() == 0.5
+    assert unanimity_terms(verdicts).value() == 0.5
 
 
 def test_pairwise_cohen() -> None:
     verdicts = np.array([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]], dtype=float)
-    pairs = pairwise_cohen_kappa(verdicts)
-    assert [(p.rater_a, p.rater_b) for p in pairs] == [(0, 1), (0, 2), (1, 2)]
-    for p in pairs:
-        assert p.kappa == pytest.approx(statsmodels_cohen(verdicts[:, p.rater_a], verdicts[:, p.rater_b]), abs=1e-12)
-    assert pairs[0].agreement == 0.75 and pairs[0].n_items == 4
+    for a, b in combinations(range(3), 2):
+        kappa = cohen_kappa_terms(verdicts[:, a], verdicts[:, b]).value()
+        assert kappa == pytest.approx(statsmodels_cohen(verdicts[:, a], verdicts[:, b]), abs=1e-12)
+    # The pair's raw agreement as the judges page computes it: the mean of the per-item "agree" feature.
+    first = cohen_kappa_terms(verdicts[:, 0], verdicts[:, 1])
+    assert first.features[:, 1].mean() == 0.75 and first.n_items == 4
 
 
 def test_bad_input_named() -> None:
@@ -138,25 +141,25 @@ def test_locomo_audit_three_judge_runs(
     verdicts = audit_verdicts(version)
     assert verdicts.shape == (1540, 3)
     # PROVENANCE: v2 has 1,498/1,540 unanimous items.
-    assert round(unanimity(verdicts) * 1540) == unanimous
-    assert fleiss_kappa(verdicts) == pytest.approx(statsmodels_fleiss(verdicts), abs=1e-12)
-    assert fleiss_kappa(verdicts) == pytest.approx(expected_fleiss, abs=1e-12)
-    pairs = pairwise_cohen_kappa(verdicts)
-    for pair, expected in zip(pairs, expected_pairs, strict=True):
-        reference = statsmodels_cohen(verdicts[:, pair.rater_a], verdicts[:, pair.rater_b])
-        assert pair.kappa == pytest.approx(reference, abs=1e-12)
-        assert pair.kappa == pytest.approx(expected, abs=1e-12)
+    assert round(unanimity_terms(verdicts).value() * 1540) == unanimous
+    assert fleiss_kappa_terms(verdicts).value() == pytest.approx(statsmodels_fleiss(verdicts), abs=1e-12)
+    assert fleiss_kappa_terms(verdicts).value() == pytest.approx(expected_fleiss, abs=1e-12)
+    for (a, b), expected in zip(combinations(range(3), 2), expected_pairs, strict=True):
+        kappa = cohen_kappa_terms(verdicts[:, a], verdicts[:, b]).value()
+        reference = statsmodels_cohen(verdicts[:, a], verdicts[:, b])
+        assert kappa == pytest.approx(reference, abs=1e-12)
+        assert kappa == pytest.approx(expected, abs=1e-12)
 
 
 def test_cognitive_memory_judge_reliability_reproduces_stated_kappa() -> None:
     verdicts, data = judge_reliability(JUDGE / "judge_reliability.json")
     summary = data["summary"]
     assert isinstance(summary, dict)
-    kappa = cohen_kappa(verdicts[:, 0], verdicts[:, 1])
+    kappa = cohen_kappa_terms(verdicts[:, 0], verdicts[:, 1]).value()
     # Stated to 4 decimals: 0.8792; ours is 0.879227...
     assert round(kappa, 4) == summary["cohens_kappa"] == 0.8792
     assert kappa == pytest.approx(statsmodels_cohen(verdicts[:, 0], verdicts[:, 1]), abs=1e-12)
-    assert raw_agreement(verdicts) == pytest.approx(summary["raw_agreement"], abs=1e-15)
+    assert raw_agreement_terms(verdicts).value() == pytest.approx(summary["raw_agreement"], abs=1e-15)
     # Per-category kappas are stated unrounded.
     results = data["all_results"]
     assert isinstance(results, list)
@@ -166,5 +169,5 @@ def test_cognitive_memory_judge_reliability_reproduces_stated_kappa() -> None:
         rows = np.array([r["category_name"] == name for r in results])
         sub = verdicts[rows]
         assert len(sub) == stated["n"]
-        assert raw_agreement(sub) == pytest.approx(stated["agreement"], abs=1e-12)
-        assert cohen_kappa(sub[:, 0], sub[:, 1]) == pytest.approx(stated["kappa"], abs=1e-12)
+        assert raw_agreement_terms(sub).value() == pytest.approx(stated["agreement"], abs=1e-12)
+        assert cohen_kappa_terms(sub[:, 0], sub[:, 1]).value() == pytest.approx(stated["kappa"], abs=1e-12)

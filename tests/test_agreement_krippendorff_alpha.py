@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from _data import SHARED_DATA, require
 
-from memeval_core.agreement.krippendorff_alpha import krippendorff_alpha
+from memeval_core.agreement.krippendorff_alpha import krippendorff_alpha_terms
 
 krippendorff = pytest.importorskip("krippendorff")
 
@@ -43,10 +43,10 @@ def reference(verdicts: np.ndarray, level: str) -> float:
 def test_published_example_nominal_and_interval() -> None:
     items = K2011_RATERS.T
     # Published values: nominal 0.743, interval 0.849.
-    assert krippendorff_alpha(items, "nominal") == pytest.approx(0.743, abs=5e-4)
-    assert krippendorff_alpha(items, "interval") == pytest.approx(0.849, abs=5e-4)
-    assert krippendorff_alpha(items, "nominal") == pytest.approx(reference(items, "nominal"), abs=1e-12)
-    assert krippendorff_alpha(items, "interval") == pytest.approx(reference(items, "interval"), abs=1e-12)
+    assert krippendorff_alpha_terms(items, "nominal").value() == pytest.approx(0.743, abs=5e-4)
+    assert krippendorff_alpha_terms(items, "interval").value() == pytest.approx(0.849, abs=5e-4)
+    assert krippendorff_alpha_terms(items, "nominal").value() == pytest.approx(reference(items, "nominal"), abs=1e-12)
+    assert krippendorff_alpha_terms(items, "interval").value() == pytest.approx(reference(items, "interval"), abs=1e-12)
 
 
 def test_hand_example_two_raters_nominal() -> None:
@@ -54,13 +54,13 @@ def test_hand_example_two_raters_nominal() -> None:
     # Σ_u within = 2 (only item 2 disagrees: m² − Σ n² = 4 − 2 = 2, /(m−1) = 2).
     # alpha = 1 − (n − 1) · 2 / (n² − Σ n_c²) = 1 − 7·2 / (64 − 34) = 1 − 14/30.
     verdicts = [[1, 1], [1, 0], [0, 0], [0, 0]]
-    assert krippendorff_alpha(verdicts) == pytest.approx(1 - 14 / 30, abs=1e-15)
+    assert krippendorff_alpha_terms(verdicts).value() == pytest.approx(1 - 14 / 30, abs=1e-15)
 
 
 def test_unpairable_items_are_ignored() -> None:
     base = [[1, 1], [1, 0], [0, 0], [0, 0]]
     with_lonely = [*base, [1, None], [None, None]]
-    assert krippendorff_alpha(with_lonely) == krippendorff_alpha(base)
+    assert krippendorff_alpha_terms(with_lonely).value() == krippendorff_alpha_terms(base).value()
 
 
 def test_random_data_with_missing_matches_package() -> None:
@@ -71,32 +71,36 @@ def test_random_data_with_missing_matches_package() -> None:
         verdicts = verdicts.astype(float)
         verdicts[rng.random((300, raters)) < 0.15] = np.nan
         for level in ("nominal", "interval"):
-            assert krippendorff_alpha(verdicts, level) == pytest.approx(reference(verdicts, level), abs=1e-12)
+            assert krippendorff_alpha_terms(verdicts, level).value() == pytest.approx(
+                reference(verdicts, level), abs=1e-12
+            )
 
 
 def test_interval_is_shift_invariant_for_large_values() -> None:
     rng = np.random.default_rng(5)
     values = rng.normal(size=(100, 3))
     shifted = values + 1e9
-    assert krippendorff_alpha(shifted, "interval") == pytest.approx(krippendorff_alpha(values, "interval"), abs=1e-9)
+    assert krippendorff_alpha_terms(shifted, "interval").value() == pytest.approx(
+        krippendorff_alpha_terms(values, "interval").value(), abs=1e-9
+    )
 
 
 def test_undefined_when_no_variation() -> None:
-    assert math.isnan(krippendorff_alpha([[1, 1], [1, 1]]))
-    assert math.isnan(krippendorff_alpha([[2.5, 2.5], [2.5, 2.5]], "interval"))
-    assert math.isnan(krippendorff_alpha([[1, None], [None, 0]]))
+    assert math.isnan(krippendorff_alpha_terms([[1, 1], [1, 1]]).value())
+    assert math.isnan(krippendorff_alpha_terms([[2.5, 2.5], [2.5, 2.5]], "interval").value())
+    assert math.isnan(krippendorff_alpha_terms([[1, None], [None, 0]]).value())
 
 
 def test_unknown_level_named() -> None:
     with pytest.raises(ValueError, match="level must be 'nominal' or 'interval'"):
-        krippendorff_alpha([[1, 0]], "ordinal")  # type: ignore[arg-type]
+        krippendorff_alpha_terms([[1, 0]], "ordinal")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("version", "expected"), [("v1", 0.9589158472105549), ("v2", 0.9610886153742472)])
 def test_locomo_audit_three_judge_runs(version: str, expected: float) -> None:
     verdicts = audit_verdicts(version)
-    alpha = krippendorff_alpha(verdicts, "nominal")
+    alpha = krippendorff_alpha_terms(verdicts, "nominal").value()
     assert alpha == pytest.approx(reference(verdicts, "nominal"), abs=1e-12)
     assert alpha == pytest.approx(expected, abs=1e-12)
     # For binary verdicts interval and nominal alpha coincide.
-    assert krippendorff_alpha(verdicts, "interval") == pytest.approx(alpha, abs=1e-12)
+    assert krippendorff_alpha_terms(verdicts, "interval").value() == pytest.approx(alpha, abs=1e-12)

@@ -10,7 +10,7 @@ from scipy import stats
 from memeval_core.explore.compare import PMB_TERMS
 from memeval_core.explore.paired import compare_pairs, paired_stats, stats_frame, verdict
 from memeval_core.explore.qa_compare import QA_TERMS
-from memeval_core.stats.bootstrap import paired_bootstrap
+from memeval_core.stats.bootstrap import paired_bootstraps
 from memeval_core.stats.mcnemar import mcnemar_exact
 
 
@@ -39,16 +39,16 @@ def test_every_scope_is_the_pair_by_pair_computation() -> None:
     for s in (rep.overall, *rep.categories):
         rows = table if s.category is None else table[table["category"] == s.category]
         assert s.mcnemar == mcnemar_exact(rows["a"].to_numpy(), rows["b"].to_numpy())
-        share = paired_bootstrap(
-            rows["a"].to_numpy(float), rows["b"].to_numpy(float), seed=4, n_resamples=999,
-            statistic=QA_TERMS.outcome_statistic,
-        )  # fmt: skip
+        share = paired_bootstraps(
+            [(rows["a"].to_numpy(float), rows["b"].to_numpy(float))], seed=4, n_resamples=999,
+            statistics=[QA_TERMS.outcome_statistic],
+        )[0]  # fmt: skip
         assert s.outcome == share  # bit for bit: 0/1 outcomes resampled through counts give the gathered means
         both = rows.dropna(subset=["a_value", "b_value"])
         assert s.n_value == len(both) < len(rows)
-        value = paired_bootstrap(
-            both["a_value"], both["b_value"], seed=4, n_resamples=999, statistic=QA_TERMS.value_statistic
-        )
+        value = paired_bootstraps(
+            [(both["a_value"], both["b_value"])], seed=4, n_resamples=999, statistics=[QA_TERMS.value_statistic]
+        )[0]
         assert s.value == value
     # Holm over the two categories only; the overall scope is not adjusted.
     assert rep.overall.holm_p is None
@@ -97,7 +97,7 @@ def test_many_pairs_are_each_pair_alone_and_holm_across_pairs(monkeypatch: pytes
         assert (row.n, row.both_passed, row.b, row.c, row.both_failed, row.mcnemar_p) == (
             50, m.both_passed, m.b, m.c, m.both_failed, m.p_value,
         )  # fmt: skip
-        alone = paired_bootstrap(runs[i].astype(float), runs[j].astype(float), seed=3, n_resamples=500)
+        alone = paired_bootstraps([(runs[i].astype(float), runs[j].astype(float))], seed=3, n_resamples=500)[0]
         assert (row.pass_rate_diff, row.pass_rate_ci_low, row.pass_rate_ci_high, row.pass_rate_se) == (
             alone.estimate, alone.ci_low, alone.ci_high, alone.standard_error,
         )  # fmt: skip
@@ -117,8 +117,8 @@ def test_a_table_without_values_has_outcome_statistics_only() -> None:
     table = _table(5, 24).drop(columns=["a_value", "b_value"])
     rep = paired_stats(table, a="A", b="B", benchmark="s", terms=PMB_TERMS, seed=2, n_resamples=300)
     assert all(s.value is None and s.n_value == 0 for s in (rep.overall, *rep.categories))
-    assert rep.overall.outcome == paired_bootstrap(
-        table["a"].to_numpy(float), table["b"].to_numpy(float), seed=2, n_resamples=300,
-        statistic=PMB_TERMS.outcome_statistic,
-    )  # fmt: skip
+    assert rep.overall.outcome == paired_bootstraps(
+        [(table["a"].to_numpy(float), table["b"].to_numpy(float))], seed=2, n_resamples=300,
+        statistics=[PMB_TERMS.outcome_statistic],
+    )[0]  # fmt: skip
     assert stats_frame(rep)["precision_diff"].isna().all()

@@ -15,6 +15,7 @@ from memeval_core.explore.qa_compare import (
     check_pairable,
     default_pair,
     outcome_table,
+    paired_questions,
     qa_compare_stats,
     qa_paired_frame,
     qa_question_detail,
@@ -22,7 +23,7 @@ from memeval_core.explore.qa_compare import (
 )
 from memeval_core.qa.ingest import LoadedRun, load_qa
 from memeval_core.qa.models import QaRun
-from memeval_core.stats.bootstrap import paired_bootstrap
+from memeval_core.stats.bootstrap import paired_bootstraps
 
 SEED = 20260627
 
@@ -142,8 +143,8 @@ def test_statistics_by_hand(pair: tuple[LoadedRun, LoadedRun]) -> None:
     assert (rep.only_a, rep.only_b) == (1, 1)
     assert rep.overall.outcome.estimate == pytest.approx((4 - 3) / 6)
     assert rep.overall.value.estimate == pytest.approx((4.2 - 3.0) / 6)
-    # Same draw as paired_bootstrap on the same arrays.
-    ref = paired_bootstrap([1, 1, 1, 0, 0.4, 0.8], [1, 0, 0, 1, 0, 1], seed=SEED, n_resamples=2000)
+    # Same draw as a paired bootstrap of the same arrays alone.
+    ref = paired_bootstraps([([1, 1, 1, 0, 0.4, 0.8], [1, 0, 0, 1, 0, 1])], seed=SEED, n_resamples=2000)[0]
     assert (rep.overall.value.ci_low, rep.overall.value.ci_high) == (ref.ci_low, ref.ci_high)
     cat1, cat2 = rep.categories
     assert (cat1.scope, cat1.category, cat1.n, cat1.mcnemar.b, cat1.mcnemar.c) == ("1 multi_hop", "1", 3, 2, 0)
@@ -280,7 +281,7 @@ def test_real_runs_differing_in_category_5_are_refused(real_runs: dict[str, Load
 
 def test_outcome_table_holds_the_paired_frame_numbers(pair: tuple[LoadedRun, LoadedRun]) -> None:
     frame = qa_paired_frame(*pair)
-    table = outcome_table(*pair)
+    table = outcome_table(paired_questions(*pair))
     assert list(table.columns) == ["item", "category", "a", "b", "a_value", "b_value"]
     assert table["item"].tolist() == frame["question_id"].tolist()
     assert table["category"].tolist() == frame["category"].tolist()

@@ -6,19 +6,19 @@ from pathlib import Path
 import pytest
 from _data import SHARED_DATA, require
 from _qa_data import COGNITIVE, real, write
+from _qa_oracle import loaded_score
 
 from memeval_core.errors import IngestError
 from memeval_core.qa.importers import cognitive_memory
 from memeval_core.qa.importers._common import UnjudgedError
 from memeval_core.qa.ingest import load_qa
-from memeval_core.qa.scoring import score_run
 
 CURRENT = COGNITIVE / "locomo" / "results" / "current_sdk_20260505"
 
 
 def test_one_conversation_shard_keeps_unjudged_category_5_outside() -> None:
     (run,) = cognitive_memory.load(real(CURRENT / "parallel" / "conv0.json"))
-    s = score_run(run)
+    s = loaded_score(run)
     assert len(run.questions) == 199 and s.n_questions == 152 and s.n_unscored == 47
     assert s.correct == 103  # aggregate.overall.llm_accuracy 0.6776 = 103/152
     assert s.accuracy == pytest.approx(run.run.stated["llm_accuracy"])
@@ -41,7 +41,7 @@ def test_ten_shards_merge_into_1986_questions_900_of_1540() -> None:
 def test_judge_reliability_two_verdicts() -> None:
     src = real(CURRENT / "judge_reliability.json")
     (run,) = cognitive_memory.load(src)
-    s = score_run(run)
+    s = loaded_score(run)
     assert s.n_questions == 50 and s.n_judges == 2 and run.run.sampled
     assert s.per_judge_accuracy == {"original": pytest.approx(0.58), "alt": pytest.approx(0.52)}
     agree = sum(1 for q in run.questions if q.verdicts[0].score == q.verdicts[1].score)
@@ -54,13 +54,13 @@ def test_longmemeval_s_primary_and_naive_rag() -> None:
     (primary,) = cognitive_memory.load(
         real(COGNITIVE / "longmemeval" / "results" / "current_sdk_20260505" / "primary.json")
     )
-    s = score_run(primary)
+    s = loaded_score(primary)
     assert primary.run.benchmark == "longmemeval-s"
     assert (s.n_questions, s.correct) == (500, 363)
     assert s.categories["temporal-reasoning"].n == 133
     assert sum(q.is_abstention is True for q in primary.questions) == 30
     (naive,) = cognitive_memory.load(real(COGNITIVE / "longmemeval" / "results" / "naive_rag_results.json"))
-    assert score_run(naive).correct == 350 and naive.run.system == "naive_rag"
+    assert loaded_score(naive).correct == 350 and naive.run.system == "naive_rag"
 
 
 def test_longmemeval_variant_from_sessions() -> None:
@@ -77,7 +77,7 @@ def test_hand_made_missing_prediction_and_no_verdicts(tmp_path: Path) -> None:
          "category": 2},
     ]  # fmt: skip
     (run,) = cognitive_memory.load(write(tmp_path, "c.json", json.dumps({"per_question": pq})))
-    s = score_run(run)
+    s = loaded_score(run)
     assert s.n_questions == 2 and s.failure_reasons == {"no answer": 1, "not judged": 1} and s.accuracy == 0.0
     only_unjudged = [pq[1]]
     with pytest.raises(UnjudgedError):

@@ -7,6 +7,7 @@ from functools import cache
 import pytest
 from _data import SHARED_DATA, require
 from _qa_data import LOCOMO_JSON
+from _qa_oracle import join, questions_table, score_question, summarize
 
 from memeval_core.errors import IngestError
 from memeval_core.qa import locomo
@@ -14,8 +15,8 @@ from memeval_core.qa.columns import ColumnRun, columns_from_dicts, columns_of, r
 from memeval_core.qa.importers._common import Source, build_run
 from memeval_core.qa.ingest import QaLoad, load_qa
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Verdict
-from memeval_core.qa.scoring import score_columns, score_question, summarize, summarize_table
-from memeval_core.qa.table import SCORE_COLUMNS, questions_table, table_of
+from memeval_core.qa.scoring import score_columns, summarize_table
+from memeval_core.qa.table import SCORE_COLUMNS, table_of
 
 
 @cache
@@ -44,7 +45,7 @@ def test_columnar_join_matches_the_model_join_on_the_shared_data() -> None:
     runs = [r.run for r in _shared_load().runs if r.meta.benchmark == locomo.BENCHMARK]
     assert runs
     for run in runs:
-        by_models, report = locomo.join(run, ds)
+        by_models, report = join(run, ds)
         by_columns, column_report = locomo.join_columns(ColumnRun.of(run), ds)
         assert column_report == report
         assert by_columns.questions == by_models.questions
@@ -106,4 +107,6 @@ def test_build_run_names_the_first_bad_record_as_the_model_would(record: dict[st
     with pytest.raises(IngestError, match=rf"^f\.json: {where}"):
         build_run(src, {"benchmark": "b", "system": "s"}, [good, record])
     run = build_run(src, {"benchmark": "b", "system": "s"}, [good])
-    assert run.to_run() == QaRun(run=run.run, questions=[QaQuestion(benchmark="b", question_id="g")])
+    assert QaRun(run=run.run, questions=run.questions) == QaRun(
+        run=run.run, questions=[QaQuestion(benchmark="b", question_id="g")]
+    )

@@ -6,19 +6,19 @@ from pathlib import Path
 
 import pytest
 from _qa_data import AUDIT, real, write
+from _qa_oracle import loaded_score
 
 from memeval_core.errors import IngestError
 from memeval_core.qa import ingest
 from memeval_core.qa.importers import evermemos
 from memeval_core.qa.importers._common import UnjudgedError
-from memeval_core.qa.scoring import score_run
 
 
 def test_ap_v1_three_verdicts_mean_and_majority() -> None:
     src = real(AUDIT / "ap-baseline" / "v1" / "ap_eval_results_scored.json")
     assert evermemos.sniff(src.data, src.rel)
     (run,) = evermemos.load(src)
-    s = score_run(run)
+    s = loaded_score(run)
     assert s.n_questions == 1540 and s.n_judges == 3 and s.failures == 0
     # accuracy = mean of the three judge runs = 490 true verdicts / 4620 (file: 0.10606...)
     assert s.accuracy == pytest.approx(490 / 4620)
@@ -30,7 +30,7 @@ def test_ap_v1_three_verdicts_mean_and_majority() -> None:
 
 def test_ap_v2_scored() -> None:
     (run,) = evermemos.load(real(AUDIT / "ap-baseline" / "v2" / "ap_eval_results_scored.json"))
-    s = score_run(run)
+    s = loaded_score(run)
     assert s.accuracy == pytest.approx(0.6281385281385282)
     assert s.majority_accuracy == pytest.approx(966 / 1540)
     unanimous = sum(1 for q in run.questions if len({v.score for v in q.verdicts}) == 1)
@@ -54,7 +54,7 @@ def test_hand_made_edge_cases(tmp_path: Path) -> None:
          "llm_judgments": {"judgment_1": True, "judgment_2": True, "judgment_3": True}, "category": "2"},
     ]  # fmt: skip
     (run,) = evermemos.load(write(tmp_path, "e.json", _doc(items)))
-    s = score_run(run)
+    s = loaded_score(run)
     assert s.accuracy == pytest.approx((2 / 3 + 0) / 2)
     assert s.failures == 1 and s.majority_accuracy == pytest.approx(0.5)
 

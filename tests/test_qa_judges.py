@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from _data import SHARED_DATA, require
 
-from memeval_core.agreement.intervals import agreement_terms, bootstrap, bootstrap_agreement, bootstrap_many
-from memeval_core.agreement.kappa import cohen_kappa_terms, fleiss_kappa
+from memeval_core.agreement.intervals import agreement_terms, bootstrap, bootstrap_many
+from memeval_core.agreement.kappa import cohen_kappa_terms, fleiss_kappa_terms
 from memeval_core.qa import judges
 from memeval_core.qa.ingest import LoadedRun, QaLoad, load_qa
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Verdict
@@ -108,11 +108,16 @@ def test_graded_judges_get_interval_alpha_and_pass_fail_kappa() -> None:
     assert (d.question, d.gold_answer, d.answer) == ("question 1", "gold 1", "an answer")
 
 
+def _rankings(runs: list[LoadedRun]) -> tuple[judges.JudgeRanking, ...]:
+    """:func:`judges.ranking` of every panel with two or more runs, as the judges page ranks them."""
+    return tuple(judges.ranking(members, **BOOT) for members in judges.panels(runs).values() if len(members) >= 2)
+
+
 def test_ranking_detects_a_leader_change_by_hand() -> None:
     x = _run("x", [_pair(1, 1), _pair(1, 0)])  # A 1.0, B 0.5
     y = _run("y", [_pair(1, 1), _pair(0, 1)])  # A 0.5, B 1.0
     z = _run("z", [_pair(0, 0), _pair(0, 0)])  # A 0.0, B 0.0
-    (rk,) = judges.rankings([x, y, z], **BOOT)
+    (rk,) = _rankings([x, y, z])
     assert rk.panel == "toy: A, B"
     assert rk.rank == {"A": {"x-id": 1, "y-id": 2, "z-id": 3}, "B": {"x-id": 2, "y-id": 1, "z-id": 3}}
     assert rk.run_ids == ("x-id", "y-id", "z-id")
@@ -122,14 +127,14 @@ def test_ranking_detects_a_leader_change_by_hand() -> None:
     # One discordant pair of three: tau_b = (2 - 1) / 3.
     assert pair.changes.tau_b == pytest.approx(1 / 3)
     assert pair.tau_interval is not None and pair.tau_interval.estimate == pytest.approx(1 / 3)
-    same = judges.rankings([x, z], **BOOT)[0]
+    same = _rankings([x, z])[0]
     assert not same.leader_changed and same.pairs[0].tau_interval is None
 
 
 def test_runs_of_different_panels_are_not_ranked_together() -> None:
     x = _run("x", [_pair(1, 1)])
     other = _run("o", [[_v("A", 1), _v("C", 1)]])
-    assert judges.rankings([x, other], **BOOT) == ()
+    assert _rankings([x, other]) == ()
     with pytest.raises(ValueError, match="different panels"):
         judges.ranking([x, other], **BOOT)
     single = _run("s", [[_v("A", 1)]])
@@ -165,7 +170,7 @@ def test_locomo_audit_three_verdicts(qa: QaLoad, version: str, fleiss: float, un
     assert m.judges == ("judgment_1", "judgment_2", "judgment_3") and m.scores.shape == (1540, 3)
     rep = judges.agreement(m, **BOOT)
     assert rep.fleiss_kappa.estimate == pytest.approx(fleiss, abs=1e-10)
-    assert rep.fleiss_kappa.estimate == pytest.approx(fleiss_kappa(m.passes), abs=1e-15)
+    assert rep.fleiss_kappa.estimate == pytest.approx(fleiss_kappa_terms(m.passes).value(), abs=1e-15)
     assert (rep.n_items, rep.n_unanimous) == (1540, unanimous)
     assert rep.unanimity.estimate == pytest.approx(unanimous / 1540)
     # Binary verdicts: Krippendorff's nominal alpha is Fleiss' kappa with a small-sample correction.
@@ -184,7 +189,7 @@ def test_shared_weights_give_the_same_intervals_as_one_bootstrap_per_statistic(q
         ("fleiss_kappa", rep.fleiss_kappa),
         ("krippendorff_alpha_nominal", rep.krippendorff_alpha_nominal),
     ):
-        assert got == bootstrap_agreement(p, name, seed=7, n_resamples=300, alpha=0.1)  # type: ignore[arg-type]
+        assert got == bootstrap(agreement_terms(p, name), seed=7, n_resamples=300, alpha=0.1)  # type: ignore[arg-type]
     assert rep.pairs[2].kappa == bootstrap(cohen_kappa_terms(p[:, 1], p[:, 2]), seed=7, n_resamples=300, alpha=0.1)
     # Statistics over different item counts in one call still match their own bootstrap.
     terms = [agreement_terms(p, "fleiss_kappa"), agreement_terms(p[:100], "fleiss_kappa")]
@@ -215,7 +220,7 @@ def test_cognitive_memory_judge_reliability(qa: QaLoad) -> None:
 def test_evolving_events_leader_changes_between_the_two_graded_judges(qa: QaLoad) -> None:
     runs = [r for r in qa.runs if r.meta.benchmark == "evolving-events"]
     assert len(runs) == 12
-    (rk,) = judges.rankings(runs, **BOOT)
+    (rk,) = _rankings(runs)
     assert rk.judges == ("deepeval_correctness", "directllm_correctness")
     (pair,) = rk.pairs
     names = rk.display_names

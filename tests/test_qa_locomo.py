@@ -10,6 +10,7 @@ from _qa_data import LOCOMO_JSON
 
 from memeval_core.errors import IngestError
 from memeval_core.qa import locomo
+from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta
 
 
@@ -52,7 +53,7 @@ def test_join_by_each_key(ds: locomo.LocomoDataset) -> None:
         QaQuestion(benchmark="locomo", question_id="conv-26-q2", question="A different question"),
         QaQuestion(benchmark="locomo", question_id="z", question="Not in LoCoMo", category="9"),
     ]  # fmt: skip
-    joined, report = locomo.join(_run(qs), ds)
+    joined, report = locomo.join_columns(ColumnRun.of(_run(qs)), ds)
     assert report.joined == 4 and report.total == 6
     assert report.by_key == {"question_id": 1, "conversation+index": 1, "conversation+position": 1, "question_text": 1}
     assert report.text_mismatches == 1 and report.unmatched == ("conv-26-q2", "z")
@@ -83,7 +84,7 @@ def test_join_matches_each_shape_and_leaves_its_input_alone(ds: locomo.LocomoDat
     mine = _run(_edge_questions())
     originals = list(mine.questions)
     before = [q.model_dump() for q in originals]
-    copied, report = locomo.join(mine, ds)
+    copied, report = locomo.join_columns(ColumnRun.of(mine), ds)
     assert report.by_key == {"question_id": 1, "conversation+index": 1, "conversation+position": 1, "question_text": 1}
     assert report.duplicates == 1 and report.text_mismatches == 2 and report.category_conflicts == 1
     assert report.unmatched == ("conv-26-q2", "conv-26-f03", "conv-26-q1", "conv-26-f0", "nope")
@@ -93,7 +94,7 @@ def test_join_matches_each_shape_and_leaves_its_input_alone(ds: locomo.LocomoDat
                    "unjoined:conv-26-q1", "conv-26-f0", "nope"]  # fmt: skip
     assert copied.questions[0].category == "2"  # the dataset's code wins
     fresh = _edge_questions()
-    locomo.join(_run(fresh), ds)
+    locomo.join_columns(ColumnRun.of(_run(fresh)), ds)
     assert fresh[2].question == "" and fresh[2].gold_evidence_ids is None  # the copying join leaves its input alone
 
 
@@ -102,7 +103,7 @@ def test_repeated_texts_join_in_order(ds: locomo.LocomoDataset) -> None:
     twins = [q for q in ds.questions if q.question == text]
     assert len(twins) == 2
     qs = [QaQuestion(benchmark="locomo", question_id=f"t{i}", question=text) for i in range(3)]
-    joined, report = locomo.join(_run(qs), ds)
+    joined, report = locomo.join_columns(ColumnRun.of(_run(qs)), ds)
     assert [q.question_id for q in joined.questions[:2]] == [t.question_id for t in twins]
     assert report.joined == 2 and report.unmatched == ("t2",)
 
@@ -172,7 +173,7 @@ def test_a_repeated_conversation_id_joins_with_the_matched_questions_own_values(
     ds = locomo.parse_locomo(convs, "d", "")
     assert ds.by_id["conv-26-q0"].question == "Beta?"  # the later question wins the id
     run = _run([QaQuestion(benchmark="locomo", question_id="x1", conversation="conv-26", question="Alpha?")])
-    joined, report = locomo.join(run, ds)
+    joined, report = locomo.join_columns(ColumnRun.of(run), ds)
     q = joined.questions[0]
     assert report.by_key["question_text"] == 1
     assert (q.question_id, q.category, q.category_name, q.gold_answer) == ("conv-26-q0", "1", "multi_hop", "a")

@@ -6,19 +6,19 @@ from pathlib import Path
 import pytest
 from _data import SHARED_DATA, require
 from _qa_data import LOCOMO_JSON, MEMOBASE, MFLOW, real, write
+from _qa_oracle import loaded_score
 
 from memeval_core.errors import IngestError
 from memeval_core.qa.importers import mem0_eval
 from memeval_core.qa.ingest import load_qa, read_source
-from memeval_core.qa.locomo import join, load_locomo
-from memeval_core.qa.scoring import score_run
+from memeval_core.qa.locomo import join_columns, load_locomo
 
 
 def test_memobase_0503_is_1092_of_1540() -> None:
     src = real(MEMOBASE / "memobase_eval_0503_3000.json")
     assert mem0_eval.sniff(src.data, src.rel)
     (run,) = mem0_eval.load(src)
-    s = score_run(run)
+    s = loaded_score(run)
     assert (s.n_questions, s.correct, s.failures) == (1540, 1092, 0)
     assert s.accuracy == pytest.approx(1092 / 1540)
     assert round(100 * (s.accuracy or 0), 2) == 70.91
@@ -33,8 +33,8 @@ def test_memobase_0503_is_1092_of_1540() -> None:
 
 def test_memobase_0710_joins_by_position() -> None:
     (run,) = mem0_eval.load(real(MEMOBASE / "memobase_eval_0710_3000.json"))
-    assert score_run(run).correct == 1167
-    joined, report = join(run.to_run(), load_locomo(require(LOCOMO_JSON)))
+    assert loaded_score(run).correct == 1167
+    joined, report = join_columns(run, load_locomo(require(LOCOMO_JSON)))
     assert report.joined == 1540 and report.by_key["conversation+position"] == 1540
     assert report.category_conflicts == 0
     # conv-30 (index 1) has a category-5 item at qa index 79 followed by two others: positions 79, 80 -> qa 80, 81
@@ -58,7 +58,7 @@ def test_mflow_mem0_shards_merge_into_776_of_1540() -> None:
 def test_summary_layout_reads_models_and_latency() -> None:
     src = real(MFLOW / "locomo-mem0" / "results" / "per_conversation" / "conv1_full_eval.json")
     (run,) = mem0_eval.load(src)
-    assert len(run.questions) == 81 and score_run(run).correct == 33
+    assert len(run.questions) == 81 and loaded_score(run).correct == 33
     q = run.questions[0]
     assert q.conversation == "conv-30" and q.question_id == "conv-30-f0"
     assert q.verdicts[0].label == '{"label":"WRONG"}'
@@ -74,7 +74,7 @@ def test_missing_response_scores_zero_and_is_counted(tmp_path: Path) -> None:
     ]
     src = write(tmp_path, "r.json", json.dumps({"0": items}))
     (run,) = mem0_eval.load(src)
-    s = score_run(run)
+    s = loaded_score(run)
     assert s.n_questions == 3 and s.failures == 2
     assert s.failure_reasons == {"no answer": 1, "not judged": 1}
     assert s.accuracy == pytest.approx(1 / 3)

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from _data import require
 from _qa_data import MFLOW, real, write
+from _qa_oracle import loaded_score
 
 from memeval_core.errors import IngestError
 from memeval_core.qa.importers import mem0_eval, mflow_longmemeval
 from memeval_core.qa.ingest import load_qa
-from memeval_core.qa.scoring import score_run
 
 
 @pytest.mark.parametrize(
@@ -20,7 +20,7 @@ def test_longmemeval_oracle_100(system: str, correct: int) -> None:
     src = real(MFLOW / f"longmemeval-{system}" / "results" / "eval_100_per_question.json")
     assert mflow_longmemeval.sniff(src.data, src.rel) and not mem0_eval.sniff(src.data, src.rel)
     (run,) = mflow_longmemeval.load(src)
-    s = score_run(run)
+    s = loaded_score(run)
     assert (s.n_questions, s.correct, s.failures) == (100, correct, 0)
     assert run.run.benchmark == "longmemeval-oracle" and run.run.system == system
     assert s.categories["temporal-reasoning"].n == 60 and s.categories["multi-session"].n == 40
@@ -38,7 +38,7 @@ def test_zep_detailed_duplicate_is_dropped_for_the_richer_file() -> None:
 def test_evolving_events_two_graded_judges() -> None:
     src = real(MFLOW / "evolving-events" / "results" / "mflow" / "topk5_gpt5mini" / "unified_evaluated.json")
     (run,) = mflow_longmemeval.load(src)
-    s = score_run(run)
+    s = loaded_score(run)
     assert s.n_judges == 2 and s.n_questions == 100
     # summary.json: Human-like Correctness 0.958 (= directllm mean), DeepEval 0.636
     assert s.per_judge_accuracy["directllm_correctness"] == pytest.approx(0.9585)
@@ -50,7 +50,7 @@ def test_evolving_events_two_graded_judges() -> None:
 def test_evolving_events_null_judge_is_skipped_not_zero() -> None:
     src = real(MFLOW / "evolving-events" / "results" / "cognee" / "topk10_gpt54" / "unified_evaluated.json")
     (run,) = mflow_longmemeval.load(src)
-    s = score_run(run)
+    s = loaded_score(run)
     assert sum(len(q.verdicts) == 1 for q in run.questions) == 1 and s.failures == 0
     assert round(s.per_judge_accuracy["deepeval_correctness"], 3) == 0.628  # summary.json, over 99 scores
 
@@ -68,5 +68,5 @@ def test_missing_answer_counts(tmp_path: Path) -> None:
         {"question_id": "b", "question": "q", "gold_answer": "g", "generated_answer": "x", "llm_score": 1},
     ]
     (run,) = mflow_longmemeval.load(write(tmp_path, "p.json", json.dumps(doc)))
-    s = score_run(run)
+    s = loaded_score(run)
     assert s.n_questions == 2 and s.failures == 1 and s.accuracy == 0.5

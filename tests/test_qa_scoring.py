@@ -5,31 +5,41 @@ import math
 import random
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from _data import require
-from _qa_data import AUDIT, MEMOBASE, real
+from _qa_data import AUDIT, LOCOMO_JSON, MEMOBASE, real
+from _qa_oracle import (
+    accuracy_excluding,
+    kind_of,
+    loaded_score,
+    score_question,
+    score_questions,
+    score_run,
+    scored_scores,
+)
 
+from memeval_core.qa.columns import columns_of
 from memeval_core.qa.importers import mem0_eval
+from memeval_core.qa.ingest import loaded_run
+from memeval_core.qa.locomo import join_columns, load_locomo
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Verdict
 from memeval_core.qa.scoring import (
     GROUPMEMBENCH_KINDS,
     GroupScore,
     QuestionScore,
     RunScore,
-    accuracy_excluding,
     accuracy_without,
     combine_repeats,
     fama,
-    kind_of,
-    load_disputed,
     looks_like_abstention,
+    parse_disputed,
     passes,
     rescale,
-    score_question,
-    score_questions,
-    score_run,
-    scored_scores,
+    score_columns,
+    summarize_table,
 )
+from memeval_core.qa.table import scores_from_table, table_of
 
 
 def _v(judge: str, score: float, scale: str = "binary") -> Verdict:
@@ -40,19 +50,36 @@ def _q(qid: str, verdicts: list[Verdict], answer: str | None = "a", **kw: object
     return QaQuestion(benchmark="b", question_id=qid, answer=answer, verdicts=verdicts, **kw)  # type: ignore[arg-type]
 
 
+def _table(questions: list[QaQuestion], w: float = 1.0) -> pa.Table:
+    """The questions scored as the load scores them: over columns, into the question table."""
+    columns = columns_of(questions)
+    return table_of(columns, score_columns(columns, w))
+
+
+def _score(q: QaQuestion) -> QuestionScore:
+    """One question scored as the load scores it."""
+    (s,) = scores_from_table(_table([q]))
+    return s
+
+
+def _run_score(run: QaRun, w: float = 1.0) -> RunScore:
+    """A run's aggregates as the load computes them."""
+    return summarize_table(_table(run.questions, w))
+
+
 def test_rubric_rescaled_and_thresholded_at_3() -> None:
     assert rescale(_v("j", 3, "rubric-0-5")) == pytest.approx(0.6)
     assert passes(_v("j", 3, "rubric-0-5")) and not passes(_v("j", 2, "rubric-0-5"))
-    s = score_question(_q("a", [_v("j", 3, "rubric-0-5")]))
+    s = _score(_q("a", [_v("j", 3, "rubric-0-5")]))
     assert s.score == pytest.approx(0.6) and s.correct
 
 
 def test_several_judges_mean_and_majority() -> None:
-    s = score_question(_q("a", [_v("a", 1), _v("b", 1), _v("c", 0)]))
+    s = _score(_q("a", [_v("a", 1), _v("b", 1), _v("c", 0)]))
     assert s.score == pytest.approx(2 / 3) and s.majority is True and s.correct
-    two = score_question(_q("b", [_v("a", 1), _v("b", 0)]))
+    two = _score(_q("b", [_v("a", 1), _v("b", 0)]))
     assert two.score == 0.5 and two.majority is False and not two.correct
-    assert score_question(_q("c", [_v("a", 1)])).majority is None
+    assert _score(_q("c", [_v("a", 1)])).majority is None
 
 
 def test_failures_score_zero_and_stay_counted() -> None:
@@ -66,7 +93,7 @@ def test_failures_score_zero_and_stay_counted() -> None:
             _q("outside", [], scored=False),
         ],
     )
-    s = score_run(run)
+    s = _run_score(run)
     assert s.n_questions == 4 and s.n_unscored == 1 and s.failures == 3
     assert s.failure_reasons == {"no answer": 1, "error": 1, "not judged": 1}
     assert s.accuracy == 0.25 and s.per_judge_accuracy == {"j": 0.25}
@@ -76,8 +103,8 @@ def test_fama() -> None:
     assert fama(0.8) == 0.8
     assert fama(0.8, faa=0.5) == pytest.approx(0.3)
     assert fama(0.2, faa=0.0, w=1.0) == 0.0
-    assert score_question(_q("a", [_v("j", 1)], faa=0.25)).fama == pytest.approx(0.25)
-    assert score_question(_q("b", [_v("j", 1)], mpa=0.5, faa=0.75)).fama == pytest.approx(0.25)
+    assert _score(_q("a", [_v("j", 1)], faa=0.25)).fama == pytest.approx(0.25)
+    assert _score(_q("b", [_v("j", 1)], mpa=0.5, faa=0.75)).fama == pytest.approx(0.25)
 
 
 def test_groupmembench_kinds_and_abstention() -> None:
@@ -90,7 +117,7 @@ def test_groupmembench_kinds_and_abstention() -> None:
             _q("d", [_v("j", 1)], category="temporal"),
         ],
     )
-    s = score_run(run)
+    s = _run_score(run)
     assert s.kinds["abstention"].n == 3 and s.kinds["abstention"].accuracy == pytest.approx(2 / 3)
     assert s.kinds["temporal"].accuracy == 1.0 and "multi_hop" not in s.kinds
     assert looks_like_abstention("That is not mentioned in the conversation.")
@@ -102,22 +129,19 @@ def test_repeats_mean_and_spread() -> None:
         QaRun(run=RunMeta(benchmark="b", system="s"), questions=[_q("a", [_v("j", x)]), _q("b", [_v("j", 1)])])
         for x in (1, 0, 1)
     ]
-    rep = combine_repeats([score_run(r) for r in runs], [score_questions(r) for r in runs])
+    rep = combine_repeats([_run_score(r) for r in runs])
     assert rep.n == 3 and rep.mean == pytest.approx(5 / 6)
     assert rep.std == pytest.approx(0.28867513, abs=1e-8) and (rep.min, rep.max) == (0.5, 1.0)
-    assert rep.per_question == {"a": pytest.approx(2 / 3), "b": 1.0}
 
 
 def test_disputed_questions() -> None:
-    disputed = load_disputed(require(AUDIT / "errors.json"))
+    errors = real(AUDIT / "errors.json")
+    disputed = parse_disputed(errors.data, errors.rel)
     assert len(disputed) == 156 and "conv-26-q1" in disputed
     (run,) = mem0_eval.load(real(MEMOBASE / "memobase_eval_0503_3000.json"))
-    from _qa_data import LOCOMO_JSON
-
-    from memeval_core.qa.locomo import join, load_locomo
-
-    joined, _ = join(run.to_run(), load_locomo(require(LOCOMO_JSON)))
-    s = score_questions(joined)
+    joined, _ = join_columns(run, load_locomo(require(LOCOMO_JSON)))
+    s = loaded_run(joined, "id", "name").question_scores
+    assert s == score_questions(joined)
     acc, removed = accuracy_excluding(s, disputed)
     assert removed == 156
     kept_correct = sum(q.correct for q in s if q.question_id not in disputed)
@@ -125,7 +149,8 @@ def test_disputed_questions() -> None:
 
 
 # The reference below is the per-question definition written once more, independently: score_question for each
-# question, then one aggregation loop. score_run must agree with it bit for bit.
+# question, then one aggregation loop. The load's columnar scoring and the oracle's score_run must agree with it
+# bit for bit.
 
 
 def _reference(run: QaRun, w: float = 1.0) -> RunScore:
@@ -251,9 +276,10 @@ def test_score_run_equals_the_per_question_definition(seed: int) -> None:
         run = _random_run(rng)
         w = rng.choice([1.0, 1.0, 0.5, -1.0, math.inf])
         expected = _reference(run, w)
-        got = score_run(run, w)
-        questions = score_questions(run, w)
-        assert questions == tuple(score_question(q, w) for q in run.questions)
+        table = _table(run.questions, w)
+        got = summarize_table(table)
+        questions = scores_from_table(table)
+        assert questions == tuple(score_question(q, w) for q in run.questions) == score_questions(run, w)
         assert scored_scores(questions) == (
             tuple(s.question_id for s in questions if s.scored),
             tuple(s.score for s in questions if s.scored),
@@ -263,6 +289,7 @@ def test_score_run_equals_the_per_question_definition(seed: int) -> None:
         # Every question has a per_judge dict of its own, as when built one by one.
         assert len({id(s.per_judge) for s in questions}) == len(questions)
         assert got == expected and repr(got) == repr(expected)
+        assert _exact(score_run(run, w)) == _exact(expected)
 
 
 def test_score_run_of_odd_question_layouts() -> None:
@@ -275,15 +302,15 @@ def test_score_run_of_odd_question_layouts() -> None:
         run=RunMeta(benchmark="b", system="s"),
         questions=[_q("a", [v]), odd, SubQuestion(benchmark="b", question_id="c", answer="y", verdicts=[v, v])],
     )
-    assert _exact(score_run(run)) == _exact(_reference(run))
+    assert _exact(_run_score(run)) == _exact(score_run(run)) == _exact(_reference(run))
     # Verdicts built without validation (out of scale, NaN) still score as score_question scores them.
     for x in (-0.5, math.nan, 2.0):
         unchecked = Verdict.model_construct(judge="j", score=x, scale="unit")
         question = QaQuestion.model_construct(benchmark="b", question_id="u", answer="x", verdicts=[unchecked])
         run = QaRun.model_construct(run=RunMeta(benchmark="b", system="s"), questions=[question, _q("v", [v])])
-        assert _exact(score_run(run)) == _exact(_reference(run))
+        assert _exact(_run_score(run)) == _exact(score_run(run)) == _exact(_reference(run))
     empty = QaRun(run=RunMeta(benchmark="b", system="s"), questions=[])
-    assert _exact(score_run(empty)) == _exact(_reference(empty))
+    assert _exact(_run_score(empty)) == _exact(score_run(empty)) == _exact(_reference(empty))
 
 
 def _sample_run() -> QaRun:
@@ -294,13 +321,9 @@ def _sample_run() -> QaRun:
 
 def test_score_run_of_a_real_run() -> None:
     (run,) = mem0_eval.load(real(MEMOBASE / "memobase_eval_0503_3000.json"))
-    from _qa_data import LOCOMO_JSON
-
-    from memeval_core.qa.locomo import join, load_locomo
-
-    joined, _ = join(run.to_run(), load_locomo(require(LOCOMO_JSON)))
+    joined, _ = join_columns(run, load_locomo(require(LOCOMO_JSON)))
     for r in (run, joined):
-        assert _exact(score_run(r)) == _exact(_reference(r))
+        assert _exact(loaded_score(r)) == _exact(score_run(r)) == _exact(_reference(r))
 
 
 def test_accuracy_without_drops_every_question_of_an_excluded_id() -> None:

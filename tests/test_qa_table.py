@@ -6,13 +6,13 @@ import pyarrow.parquet as pq
 import pytest
 from _data import SHARED_DATA, require
 from _qa_data import LOCOMO_JSON
+from _qa_oracle import questions_table, score_questions, score_run
 
 from memeval_core.qa import locomo
 from memeval_core.qa.importers import mem0_eval
 from memeval_core.qa.ingest import LoadedRun, load_qa, read_source
 from memeval_core.qa.models import QaQuestion, QaRun, RunMeta, Verdict
-from memeval_core.qa.scoring import score_questions, score_run
-from memeval_core.qa.table import SCHEMA, questions_from_table, questions_table, scores_from_table
+from memeval_core.qa.table import SCHEMA, questions_from_table, scores_from_table
 
 MEMOBASE = SHARED_DATA / "memobase/docs/experiments/locomo-benchmark/fixture/memobase/memobase_eval_0503_3000.json"
 
@@ -28,7 +28,7 @@ def _round_trip(run: QaRun) -> None:
 def test_a_real_joined_run_round_trips_exactly() -> None:
     path = require(MEMOBASE)
     (run,) = mem0_eval.load(read_source(path, path.name))
-    joined, _ = locomo.join(run.to_run(), locomo.load_locomo(require(LOCOMO_JSON)))
+    joined, _ = locomo.join_columns(run, locomo.load_locomo(require(LOCOMO_JSON)))
     _round_trip(run)
     _round_trip(joined)
 

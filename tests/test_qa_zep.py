@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from _data import SHARED_DATA, require
 from _qa_data import MFLOW, real, write
+from _qa_oracle import loaded_score
 
 from memeval_core.errors import IngestError
 from memeval_core.qa.importers import zep
 from memeval_core.qa.ingest import load_qa
-from memeval_core.qa.scoring import score_run
 
 ROUND1 = MFLOW / "locomo-zep" / "results" / "round1_20e20n"
 
@@ -21,7 +21,7 @@ def test_grades_plus_responses_is_one_run() -> None:
     assert zep.sniff(grades.data, grades.rel) and zep.sniff_responses(responses.data)
     assert not zep.sniff(responses.data, responses.rel)
     (run,) = zep.load(grades, responses)
-    s = score_run(run)
+    s = loaded_score(run)
     assert (s.n_questions, s.correct) == (1540, 1208)
     assert run.questions[0].latency_ms == pytest.approx(7854.372978210449)
     assert " + " in (run.run.source_file or "")
@@ -58,7 +58,7 @@ def test_responses_of_another_run_are_rejected(tmp_path: Path) -> None:
 
 def test_empty_answer_fails_and_bad_grade_errors(tmp_path: Path) -> None:
     (run,) = zep.load(write(tmp_path, "g.json", json.dumps(_grades(""))))
-    assert score_run(run).failures == 1
+    assert loaded_score(run).failures == 1
     bad = _grades("a")
     bad["locomo_experiment_user_0"][0]["grade"] = "x"
     with pytest.raises(IngestError) as exc:

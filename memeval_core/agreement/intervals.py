@@ -36,7 +36,7 @@ AgreementStatistic = Literal[
     "krippendorff_alpha_nominal",
     "krippendorff_alpha_interval",
 ]
-"""Statistics :func:`bootstrap_agreement` knows by name."""
+"""Statistics :func:`agreement_terms` knows by name."""
 
 # Resample weights are (chunk x items) float64; keep a chunk around 16 MB.
 _CHUNK_CELLS = 2_000_000
@@ -176,19 +176,6 @@ def agreement_terms(verdicts: Any, statistic: AgreementStatistic, raters: tuple[
             raise ValueError(f"raters {raters} must be two distinct columns of the (items x raters) verdicts")
         return cohen_kappa_terms(matrix[:, a], matrix[:, b])
     raise ValueError(f"unknown statistic {statistic!r}")
-
-
-def bootstrap_agreement(
-    verdicts: Any,
-    statistic: AgreementStatistic,
-    *,
-    seed: int,
-    n_resamples: int,
-    alpha: float,
-    raters: tuple[int, int] = (0, 1),
-) -> BootstrapReport:
-    """Bootstrap interval over items of a named agreement statistic of ``(items x raters)`` verdicts."""
-    return bootstrap(agreement_terms(verdicts, statistic, raters), seed=seed, n_resamples=n_resamples, alpha=alpha)
 
 
 def bootstrap_kendall_tau(

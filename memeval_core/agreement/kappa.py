@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -41,22 +40,6 @@ class ItemTerms:
     def value(self) -> float:
         """The statistic on all items once (NaN where undefined)."""
         return float(self.finish(self.features.sum(axis=0, keepdims=True))[0])
-
-
-@dataclass(frozen=True)
-class PairKappa:
-    """Cohen's kappa and raw agreement of one pair of raters."""
-
-    rater_a: int
-    """Column index of the first rater."""
-    rater_b: int
-    """Column index of the second rater."""
-    n_items: int
-    """Items where both gave a verdict."""
-    agreement: float
-    """Share of those items where the two verdicts are equal (p_o)."""
-    kappa: float
-    """Cohen's kappa; NaN when chance agreement is 1 (both raters always gave the same single category)."""
 
 
 def as_verdict_matrix(verdicts: Any) -> FloatArray:
@@ -115,23 +98,19 @@ def _mean_terms(name: str, values: FloatArray) -> ItemTerms:
 
 
 def raw_agreement_terms(verdicts: Any) -> ItemTerms:
-    """Item terms of :func:`raw_agreement`."""
+    """Raw agreement: mean share of agreeing rater pairs per item (Fleiss' ``P̄``; for two raters: share of equal
+    verdicts).
+
+    ``P_i = Σ_c n_ic (n_ic − 1) / (m_i (m_i − 1))`` with ``n_ic`` raters giving category ``c`` to item ``i`` and
+    ``m_i`` ratings of item ``i``; averaged over items with ``m_i >= 2``. NaN if there is no such item.
+    """
     counts, _ = category_counts(as_verdict_matrix(verdicts))
     per_item, usable = _pair_agreement_per_item(counts)
     return _mean_terms("raw_agreement", per_item[usable])
 
 
-def raw_agreement(verdicts: Any) -> float:
-    """Mean share of agreeing rater pairs per item (Fleiss' ``P̄``; for two raters: share of equal verdicts).
-
-    ``P_i = Σ_c n_ic (n_ic − 1) / (m_i (m_i − 1))`` with ``n_ic`` raters giving category ``c`` to item ``i`` and
-    ``m_i`` ratings of item ``i``; averaged over items with ``m_i >= 2``. NaN if there is no such item.
-    """
-    return raw_agreement_terms(verdicts).value()
-
-
 def unanimity_terms(verdicts: Any) -> ItemTerms:
-    """Item terms of :func:`unanimity`."""
+    """Unanimity: share of items (with at least 2 verdicts) on which all present verdicts are equal."""
     counts, _ = category_counts(as_verdict_matrix(verdicts))
     m = counts.sum(axis=1)
     usable = m >= 2
@@ -139,13 +118,14 @@ def unanimity_terms(verdicts: Any) -> ItemTerms:
     return _mean_terms("unanimity", unanimous[usable])
 
 
-def unanimity(verdicts: Any) -> float:
-    """Share of items (with at least 2 verdicts) on which all present verdicts are equal."""
-    return unanimity_terms(verdicts).value()
-
-
 def cohen_kappa_terms(rater_a: Any, rater_b: Any) -> ItemTerms:
-    """Item terms of :func:`cohen_kappa`: per item ``[1, agree, onehot_a (C), onehot_b (C)]``."""
+    """Cohen's kappa of two raters' verdicts (1-D, aligned by item); items missing either verdict are dropped.
+
+    ``κ = (p_o − p_e) / (1 − p_e)``, ``p_o`` = share of items with equal verdicts,
+    ``p_e = Σ_c p_a(c) · p_b(c)`` with ``p_r(c)`` the share of items rater ``r`` put in category ``c``.
+    NaN when ``p_e = 1`` (both raters used one and the same category throughout) or no item remains.
+    Item terms: per item ``[1, agree, onehot_a (C), onehot_b (C)]``.
+    """
     matrix = as_verdict_matrix(
         np.column_stack([np.asarray(rater_a, dtype=np.float64).ravel(), np.asarray(rater_b, dtype=np.float64).ravel()])
     )
@@ -169,29 +149,15 @@ def cohen_kappa_terms(rater_a: Any, rater_b: Any) -> ItemTerms:
     return ItemTerms("cohen_kappa", features, finish)
 
 
-def cohen_kappa(rater_a: Any, rater_b: Any) -> float:
-    """Cohen's kappa of two raters' verdicts (1-D, aligned by item); items missing either verdict are dropped.
-
-    ``κ = (p_o − p_e) / (1 − p_e)``, ``p_o`` = share of items with equal verdicts,
-    ``p_e = Σ_c p_a(c) · p_b(c)`` with ``p_r(c)`` the share of items rater ``r`` put in category ``c``.
-    NaN when ``p_e = 1`` (both raters used one and the same category throughout) or no item remains.
-    """
-    return cohen_kappa_terms(rater_a, rater_b).value()
-
-
-def pairwise_cohen_kappa(verdicts: Any) -> tuple[PairKappa, ...]:
-    """Cohen's kappa and raw agreement for every pair of rater columns ``(a, b)``, ``a < b``."""
-    matrix = as_verdict_matrix(verdicts)
-    out = []
-    for a, b in combinations(range(matrix.shape[1]), 2):
-        terms = cohen_kappa_terms(matrix[:, a], matrix[:, b])
-        agreement = float(terms.features[:, 1].mean()) if terms.n_items else float("nan")
-        out.append(PairKappa(a, b, terms.n_items, agreement, terms.value()))
-    return tuple(out)
-
-
 def fleiss_kappa_terms(verdicts: Any) -> ItemTerms:
-    """Item terms of :func:`fleiss_kappa`: per complete item ``[1, P_i, n_i1 .. n_iC]``."""
+    """Fleiss' kappa of ``m`` raters over items; items with any missing verdict are dropped (listwise).
+
+    With ``n_ic`` = raters giving item ``i`` category ``c`` (``Σ_c n_ic = m``) over ``N`` items:
+    ``P_i = (Σ_c n_ic² − m) / (m (m − 1))``, ``P̄ = mean_i P_i``, ``p_c = Σ_i n_ic / (N m)``,
+    ``P̄_e = Σ_c p_c²``, ``κ = (P̄ − P̄_e) / (1 − P̄_e)``. NaN when ``P̄_e = 1`` (one category only).
+    For missing verdicts use Krippendorff's alpha instead, which needs no complete items.
+    Item terms: per complete item ``[1, P_i, n_i1 .. n_iC]``.
+    """
     matrix = as_verdict_matrix(verdicts)
     complete = matrix[~np.isnan(matrix).any(axis=1)]
     raters = matrix.shape[1]
@@ -206,14 +172,3 @@ def fleiss_kappa_terms(verdicts: Any) -> ItemTerms:
         return _kappa(mean_agreement, (shares**2).sum(axis=1))
 
     return ItemTerms("fleiss_kappa", features, finish)
-
-
-def fleiss_kappa(verdicts: Any) -> float:
-    """Fleiss' kappa of ``m`` raters over items; items with any missing verdict are dropped (listwise).
-
-    With ``n_ic`` = raters giving item ``i`` category ``c`` (``Σ_c n_ic = m``) over ``N`` items:
-    ``P_i = (Σ_c n_ic² − m) / (m (m − 1))``, ``P̄ = mean_i P_i``, ``p_c = Σ_i n_ic / (N m)``,
-    ``P̄_e = Σ_c p_c²``, ``κ = (P̄ − P̄_e) / (1 − P̄_e)``. NaN when ``P̄_e = 1`` (one category only).
-    For missing verdicts use Krippendorff's alpha instead, which needs no complete items.
-    """
-    return fleiss_kappa_terms(verdicts).value()

@@ -68,15 +68,11 @@ def _interval_terms(matrix: FloatArray) -> ItemTerms:
 
 
 def krippendorff_alpha_terms(verdicts: Any, level: Level = "nominal") -> ItemTerms:
-    """Item terms of :func:`krippendorff_alpha` (one row per item with at least two verdicts)."""
+    """Krippendorff's alpha of an ``(items x raters)`` verdict array (NaN = missing; formulas in the module doc):
+    one row of item terms per item with at least two verdicts."""
     matrix = as_verdict_matrix(verdicts)
     if level == "nominal":
         return _nominal_terms(matrix)
     if level == "interval":
         return _interval_terms(matrix)
     raise ValueError(f"level must be 'nominal' or 'interval', got {level!r}")
-
-
-def krippendorff_alpha(verdicts: Any, level: Level = "nominal") -> float:
-    """Krippendorff's alpha of an ``(items x raters)`` verdict array (NaN = missing); formulas in the module doc."""
-    return krippendorff_alpha_terms(verdicts, level).value()

@@ -30,9 +30,6 @@ from memeval_core.qa.models import QaQuestion
 from memeval_core.qa.scoring import QuestionScore, passes, rescale
 from memeval_core.stats.bootstrap import BootstrapMethod
 
-QA_OUTCOMES = ("both correct", "A wins", "B wins", "both wrong")
-"""Outcome of a paired question: both correct, only A correct, only B correct, neither."""
-
 OUTCOME_OF: dict[tuple[bool, bool], str] = {
     (True, True): "both correct",
     (True, False): "A wins",
@@ -165,16 +162,12 @@ QA_TERMS = Terms(
 """The words of a QA comparison (statistics columns ``category``, ``accuracy_*`` = share correct, ``score_*``)."""
 
 
-def outcome_table(run_a: LoadedRun, run_b: LoadedRun) -> pd.DataFrame:
-    """The paired outcome table (:data:`memeval_core.explore.paired.TABLE_COLUMNS`) of the questions both scored.
+def outcome_table(pairs: list[tuple[Scored, Scored]]) -> pd.DataFrame:
+    """The paired outcome table (:data:`memeval_core.explore.paired.TABLE_COLUMNS`) of :func:`paired_questions`.
 
     ``item`` is the question id, ``category`` A's raw category code (None: none), ``a``/``b`` correct, the values
     the scores; rows in A's order.
     """
-    return _table(paired_questions(run_a, run_b))
-
-
-def _table(pairs: list[tuple[Scored, Scored]]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "item": [qa.question_id for (qa, _), _ in pairs],
@@ -216,7 +209,7 @@ def qa_compare_stats(
         raise ValueError(f"{_source(run_a)} and {_source(run_b)} have no scored question in common")
     only_a, only_b = unpaired_counts(run_a, run_b)
     return paired_stats(
-        _table(pairs),
+        outcome_table(pairs),
         a=run_a.display_name,
         b=run_b.display_name,
         benchmark=run_a.meta.benchmark,

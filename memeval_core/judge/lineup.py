@@ -25,6 +25,7 @@ from memeval_core.agreement.rank_correlation import kendall_tau_b
 from memeval_core.judge.output import REJUDGE
 from memeval_core.qa.ingest import LoadedRun, QaRunHeader
 from memeval_core.qa.judges import judge_accuracy
+from memeval_core.qa.leaderboard import rank_group
 from memeval_core.qa.models import QaQuestion, Verdict
 
 PUBLISHED = "as published"
@@ -195,18 +196,12 @@ class Sensitivity:
         return out
 
 
-def _group(run: QaRunHeader) -> str:
-    adv = run.meta.includes_adversarial
-    benchmark = run.meta.benchmark
-    return benchmark if adv is None else f"{benchmark} ({'with' if adv else 'without'} category 5)"
-
-
 def sensitivity(folded: Folded, runs: Sequence[QaRunHeader] | None = None) -> tuple[Sensitivity, ...]:
     """A :class:`Sensitivity` per rank group holding a re-judged run (``runs``: a subset of ``folded.runs``)."""
     chosen = folded.runs if runs is None else runs
     groups: dict[str, list[QaRunHeader]] = {}
     for r in chosen:
-        groups.setdefault(_group(r), []).append(r)
+        groups.setdefault(rank_group(r), []).append(r)
     out = []
     for group, members in groups.items():
         rejudges = list(dict.fromkeys(j for r in members for j in folded.added.get(r.run_id, ())))

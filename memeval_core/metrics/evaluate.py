@@ -14,13 +14,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from memeval_core.metrics.f1 import f1_from_hits
-from memeval_core.metrics.hits import GoldSets, IntArray, RankedInput, hits_at_k
+from memeval_core.metrics.hits import GoldSets, IntArray, RetrievedLists, hits_at_k
 from memeval_core.metrics.mrr import reciprocal_rank_from_hits
 from memeval_core.metrics.ndcg import ndcg_from_hits
 from memeval_core.metrics.precision import precision_from_hits
@@ -56,13 +55,6 @@ class QueryScores:
         """Number of queries."""
         return len(self.n_gold)
 
-    def metric(self, name: str) -> NDArray[np.float64]:
-        """The per-query array of one metric by name (one of :data:`METRICS`)."""
-        if name not in METRICS:
-            raise ValueError(f"unknown metric {name!r}; expected one of {', '.join(METRICS)}")
-        values: NDArray[np.float64] = getattr(self, name)
-        return values
-
 
 @dataclass(frozen=True)
 class MeanScores:
@@ -86,11 +78,11 @@ class MeanScores:
     """Mean F1@k (the mean of per-query F1, not the F1 of mean P and mean R)."""
 
 
-def evaluate(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> QueryScores:
+def evaluate(retrieved: RetrievedLists, gold: GoldSets, k: int = 5) -> QueryScores:
     """Per-query NDCG@k, P@k, R@k, RR@k and F1@k from one hits matrix of the input.
 
     ``retrieved``/``gold``: per-query Python lists (``retrieved[i]`` ranked best first, ``gold[i]`` any
-    collection), or pyarrow list arrays, or a prepared ``TopKHits`` with ``gold=None``.
+    collection).
     """
     hits = hits_at_k(retrieved, gold, k)
     return QueryScores(

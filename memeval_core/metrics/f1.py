@@ -10,12 +10,10 @@ retrieved list). No gold: NaN here, 0 in ranx. Nothing retrieved (or a failed qu
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
+from memeval_core.metrics.hits import TopKHits, undefined_where_no_gold
 
 
 def f1_from_hits(hits: TopKHits) -> NDArray[np.float64]:
@@ -24,8 +22,3 @@ def f1_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     # rounding (tests compare with the P/R form to 1e-12).
     values = 2.0 * hits.hit_count / (hits.k + hits.n_gold)
     return undefined_where_no_gold(values, hits)
-
-
-def f1_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query F1@k (see the module docstring) of lists, pyarrow list arrays or TopKHits."""
-    return f1_from_hits(hits_at_k(retrieved, gold, k))

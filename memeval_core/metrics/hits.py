@@ -10,22 +10,17 @@ For query ``q`` with ranked ids ``retrieved[q]`` (best first) and gold ids ``gol
 - ``n_gold[q]`` is the number of distinct gold ids (0: every metric is undefined for ``q``, NaN);
 - ``n_retrieved[q]`` is ``len(top_k)``.
 
-Ids may be any hashable Python objects and compare as in a ``set`` (``1 == 1.0``, ``"1" != 1``). pyarrow list
-arrays (``list``/``large_list`` of strings, integers or dictionary-encoded strings, chunked or not) are turned
-into the same Python lists first; a null list counts as empty.
+Ids may be any hashable Python objects and compare as in a ``set`` (``1 == 1.0``, ``"1" != 1``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from numpy.typing import NDArray
 
 IntArray = NDArray[np.int64]
@@ -67,10 +62,6 @@ class TopKHits:
         return self.n_gold > 0
 
 
-RankedInput = RetrievedLists | TopKHits | Any
-"""Python lists of ranked ids, a pyarrow list array, or :class:`TopKHits` already computed."""
-
-
 def first_k_distinct(ranked: Sequence[Any], k: int) -> list[Any]:
     """The first ``k`` distinct ids of a ranked list, in rank order (each at its first occurrence)."""
     distinct = dict.fromkeys(ranked[:k])
@@ -80,29 +71,15 @@ def first_k_distinct(ranked: Sequence[Any], k: int) -> list[Any]:
     return list(distinct)[:k]
 
 
-def hits_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> TopKHits:
-    """The hits matrix of per-query Python lists or pyarrow list arrays (see the module docstring).
-
-    :class:`TopKHits` with the same ``k`` (and ``gold=None``) is returned as is, so several metrics can share
-    one computation.
-    """
-    if isinstance(retrieved, TopKHits):
-        if gold is not None:
-            raise ValueError("gold must be None when retrieved is already TopKHits")
-        if retrieved.k != k:
-            raise ValueError(f"TopKHits were computed at k={retrieved.k}, asked for k={k}")
-        return retrieved
-    if gold is None:
-        raise ValueError("gold is required unless retrieved is TopKHits")
+def hits_at_k(retrieved: RetrievedLists, gold: GoldSets, k: int = 5) -> TopKHits:
+    """The hits matrix of per-query Python lists (see the module docstring)."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     if len(retrieved) != len(gold):
         raise ValueError(
             f"retrieved has {len(retrieved)} queries but gold has {len(gold)}: give one gold set per query"
         )
-    ranked_lists = lists_from_arrow(retrieved) if _is_arrow(retrieved) else _checked_ranked(retrieved)
-    gold_sets = lists_from_arrow(gold) if _is_arrow(gold) else _checked_gold(gold)
-    return _hits(ranked_lists, gold_sets, len(retrieved), k)
+    return _hits(_checked_ranked(retrieved), _checked_gold(gold), len(retrieved), k)
 
 
 def _hits(retrieved: Iterable[Sequence[Any]], gold: Iterable[Collection[Any]], n: int, k: int) -> TopKHits:
@@ -153,43 +130,6 @@ def _checked_gold(gold: GoldSets) -> GoldSets:
         if not issubclass(kind, Collection):
             raise ValueError(f"gold sets must be collections (list, tuple, set...), got {kind.__name__}")
     return gold
-
-
-ARROW_BLOCK = 65_536
-"""Queries of a pyarrow array converted to Python at a time (see :func:`lists_from_arrow`)."""
-
-
-def lists_from_arrow(values: Any) -> Iterator[list[Any]]:
-    """Per-query Python lists of a pyarrow list array, one after another; a null list is empty, a null id an
-    error.
-
-    The ids of :data:`ARROW_BLOCK` queries are converted in one call, and each query's list is a slice of them
-    made when it is read: memory stays bounded, and no million small lists are alive at once for the garbage
-    collector to rescan (measured at a million queries: 14 % less time than converting every id first).
-    """
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    if not isinstance(values, pa.Array) or not (pa.types.is_list(values.type) or pa.types.is_large_list(values.type)):
-        raise ValueError(f"expected a pyarrow list array (list<string> or list<int>), got {values.type!r}")
-    ids = values.flatten()  # the ids of the non-null lists, query after query
-    if ids.null_count:
-        raise ValueError(f"{ids.null_count} id(s) are null")
-    return _converted_blocks(values)
-
-
-def _converted_blocks(values: Any) -> Iterator[list[Any]]:
-    for start in range(0, len(values), ARROW_BLOCK):
-        block = values.slice(start, ARROW_BLOCK)
-        ids = block.flatten()
-        if pa.types.is_dictionary(ids.type):
-            ids = ids.dictionary_decode()  # to_pylist of a dictionary array converts id by id, 20 times slower
-        flat = ids.to_pylist()
-        offsets = [0, *np.cumsum(pc.fill_null(pc.list_value_length(block), 0).to_numpy()).tolist()]
-        yield from (flat[begin:end] for begin, end in pairwise(offsets))
-
-
-def _is_arrow(value: Any) -> bool:
-    return isinstance(value, pa.Array | pa.ChunkedArray)
 
 
 def undefined_where_no_gold(values: NDArray[np.float64], hits: TopKHits) -> NDArray[np.float64]:

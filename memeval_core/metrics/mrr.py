@@ -11,12 +11,10 @@ the first hit is below rank ``k``. No gold: NaN here, 0 in ranx, left out by tre
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
+from memeval_core.metrics.hits import TopKHits, undefined_where_no_gold
 
 
 def reciprocal_rank_from_hits(hits: TopKHits) -> NDArray[np.float64]:
@@ -25,8 +23,3 @@ def reciprocal_rank_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     first_rank = np.argmax(hits.hits, axis=1) + 1  # rank of the first True (argmax says 0 for a row without one)
     values = np.where(any_hit, 1.0 / first_rank, 0.0)
     return undefined_where_no_gold(values, hits)
-
-
-def mrr_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query RR@k (see the module docstring; the mean over queries is MRR@k) of any accepted input."""
-    return reciprocal_rank_from_hits(hits_at_k(retrieved, gold, k))

@@ -11,12 +11,10 @@ non-empty. No gold (IDCG = 0): NaN here, 0 in ranx, left out by trec_eval. Nothi
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
+from memeval_core.metrics.hits import TopKHits, undefined_where_no_gold
 
 
 def discounts(k: int) -> NDArray[np.float64]:
@@ -34,8 +32,3 @@ def ndcg_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     idcg = np.concatenate([[1.0], np.cumsum(weights)])
     values = dcg / idcg[np.minimum(hits.n_gold, hits.k)]
     return undefined_where_no_gold(values, hits)
-
-
-def ndcg_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query NDCG@k (see the module docstring) of lists, pyarrow list arrays or TopKHits."""
-    return ndcg_from_hits(hits_at_k(retrieved, gold, k))

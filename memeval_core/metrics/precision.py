@@ -11,20 +11,13 @@ passes as an empty list) scores 0.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
+from memeval_core.metrics.hits import TopKHits, undefined_where_no_gold
 
 
 def precision_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     """Per-query P@k from a hit matrix; NaN where the query has no gold."""
     values = hits.hit_count / float(hits.k)
     return undefined_where_no_gold(values, hits)
-
-
-def precision_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query P@k (see the module docstring) of lists, pyarrow list arrays or TopKHits."""
-    return precision_from_hits(hits_at_k(retrieved, gold, k))

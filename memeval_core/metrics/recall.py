@@ -9,12 +9,10 @@ undefined (0/0): NaN here, 0 in ranx, left out by trec_eval. Nothing retrieved (
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
-from memeval_core.metrics.hits import GoldSets, RankedInput, TopKHits, hits_at_k, undefined_where_no_gold
+from memeval_core.metrics.hits import TopKHits, undefined_where_no_gold
 
 
 def recall_from_hits(hits: TopKHits) -> NDArray[np.float64]:
@@ -22,8 +20,3 @@ def recall_from_hits(hits: TopKHits) -> NDArray[np.float64]:
     # A query without gold divides by 1 here and is NaN below.
     values = hits.hit_count / np.maximum(hits.n_gold, 1)
     return undefined_where_no_gold(values, hits)
-
-
-def recall_at_k(retrieved: RankedInput, gold: GoldSets | Any | None = None, k: int = 5) -> NDArray[np.float64]:
-    """Per-query R@k (see the module docstring) of lists, pyarrow list arrays or TopKHits."""
-    return recall_from_hits(hits_at_k(retrieved, gold, k))

@@ -129,10 +129,6 @@ class ColumnRun:
         """The questions as models (validated again), in run order."""
         return [QaQuestion.model_validate(r) for r in rows(self.columns)]
 
-    def to_run(self) -> QaRun:
-        """The run as :class:`QaRun`."""
-        return QaRun(run=self.run, questions=self.questions)
-
     def with_meta(self, **update: Any) -> ColumnRun:
         """This run with some metadata fields replaced (the questions are shared)."""
         return replace(self, run=self.run.model_copy(update=update))

@@ -5,7 +5,7 @@ of two or more judges. Everything is re-derived from the verdicts:
 
 - **Accuracy per judge** (:func:`judge_accuracy`): the run's accuracy under one judge alone,
   ``Σ_q s_qj / n_j`` over scored questions the judge graded plus every failed question (which scores 0
-  under every judge, as in :func:`memeval_core.qa.scoring.score_run`); ``s_qj`` is the rescaled score.
+  under every judge, as in :mod:`memeval_core.qa.scoring`); ``s_qj`` is the rescaled score.
 - **Agreement** (:func:`agreement`) over the *items* (scored questions) that at least two judges graded.
   Verdicts are compared as pass/fail (rescaled score >= 0.6, see :data:`memeval_core.qa.scoring.PASS_THRESHOLD`):
   raw agreement (mean share of agreeing judge pairs per item), unanimity, Cohen's kappa per judge pair,
@@ -13,7 +13,7 @@ of two or more judges. Everything is re-derived from the verdicts:
   (any scale other than binary) Krippendorff's alpha (interval) is also computed on the rescaled scores.
   Formulas: :mod:`memeval_core.agreement`. Each statistic has a percentile bootstrap interval over items
   (:mod:`memeval_core.agreement.intervals`) with an explicit seed, number of resamples and alpha.
-- **Rankings** (:func:`rankings`): runs of one benchmark that share a judge panel and agree on
+- **Rankings** (:func:`ranking`): runs of one benchmark that share a judge panel and agree on
   ``includes_adversarial`` are ranked under each judge (rank = 1 + runs with a strictly higher accuracy);
   for each judge pair: Kendall's tau-b between the two accuracy vectors, its bootstrap interval over
   questions, and whether the leader changes (:func:`memeval_core.agreement.rank_correlation.leader_changes`).
@@ -36,16 +36,6 @@ from memeval_core.agreement.rank_correlation import LeaderChanges, leader_change
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.models import Verdict
 from memeval_core.qa.scoring import PASS_THRESHOLD, passes, rescale
-
-STATISTICS: tuple[str, ...] = (
-    "raw_agreement",
-    "unanimity",
-    "cohen_kappa",
-    "fleiss_kappa",
-    "krippendorff_alpha_nominal",
-    "krippendorff_alpha_interval",
-)
-"""Agreement statistics reported, in display order."""
 
 
 def _judges(runs: Sequence[LoadedRun]) -> tuple[str, ...]:
@@ -386,9 +376,7 @@ def _item_scores(runs: Sequence[LoadedRun], judge: str) -> FloatArray:
     return out
 
 
-def ranking(
-    runs: Sequence[LoadedRun], *, seed: int, n_resamples: int, alpha: float, label: str | None = None
-) -> JudgeRanking:
+def ranking(runs: Sequence[LoadedRun], *, seed: int, n_resamples: int, alpha: float) -> JudgeRanking:
     """Rank ``runs`` (one panel, 2+ runs) under each judge and compare every judge pair.
 
     The tau interval resamples questions (by question id, shared across runs) and ranks runs by their
@@ -420,22 +408,13 @@ def ranking(
     first = judges[0]
     order = sorted((r.run_id for r in runs), key=lambda rid: (ranks[first][rid], rid))
     return JudgeRanking(
-        panel=label if label is not None else panel_label(next(iter(keys))),
+        panel=panel_label(next(iter(keys))),
         judges=judges,
         run_ids=tuple(order),
         display_names={r.run_id: r.display_name for r in runs},
         accuracy=accuracy,
         rank=ranks,
         pairs=tuple(pairs),
-    )
-
-
-def rankings(runs: Sequence[LoadedRun], *, seed: int, n_resamples: int, alpha: float) -> tuple[JudgeRanking, ...]:
-    """:func:`ranking` for every panel (:func:`panels`) with at least two runs."""
-    return tuple(
-        ranking(members, seed=seed, n_resamples=n_resamples, alpha=alpha, label=panel_label(key))
-        for key, members in panels(runs).items()
-        if len(members) >= 2
     )
 
 

@@ -1,6 +1,6 @@
 """QA leaderboard rows: one per run (repeats of one configuration combined), every number re-derived.
 
-Rows are plain dicts with :data:`COLUMNS` (JSON-ready, rounded by :mod:`memeval_core.rounding`).
+Rows are plain dicts with the keys :func:`row` writes (JSON-ready, rounded by :mod:`memeval_core.rounding`).
 Runs are ranked only against runs of the same benchmark that agree on ``includes_adversarial``
 (``rank_group``); within a group publishable runs come first, then by accuracy.
 
@@ -22,41 +22,9 @@ from memeval_core.qa.ingest import QaRunHeader
 from memeval_core.qa.scoring import combine_repeats
 from memeval_core.rounding import ms, ratio
 
-COLUMNS: tuple[str, ...] = (
-    "run_id",
-    "display_name",
-    "system",
-    "benchmark",
-    "rank_group",
-    "rank",
-    "n_questions",
-    "accuracy",
-    "majority_accuracy",
-    "n_judges",
-    "judges",
-    "failures",
-    "categories",
-    "includes_adversarial",
-    "publishable",
-    "not_publishable_because",
-    "accuracy_without_disputed",
-    "n_disputed",
-    "n_repeats",
-    "accuracy_std",
-    "accuracy_min",
-    "accuracy_max",
-    "latency_p50_ms",
-    "latency_p95_ms",
-    "top_k",
-    "answer_model",
-    "judge_models",
-    "format",
-    "source",
-    "joined",
-)
 
-
-def _rank_group(r: QaRunHeader) -> str:
+def rank_group(r: QaRunHeader) -> str:
+    """The runs a run is ranked among: its benchmark, and whether category 5 was scored when the run says."""
     adv = r.meta.includes_adversarial
     if adv is None:
         return r.meta.benchmark
@@ -85,7 +53,7 @@ def row(runs: Sequence[QaRunHeader]) -> dict[str, Any]:
         "display_name": first.display_name,
         "system": meta.system,
         "benchmark": meta.benchmark,
-        "rank_group": _rank_group(first),
+        "rank_group": rank_group(first),
         "rank": None,
         "n_questions": s.n_questions,
         "accuracy": ratio(s.accuracy if single else rep.mean),

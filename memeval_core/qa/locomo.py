@@ -15,14 +15,14 @@ code  memeval name    count
 5     adversarial     446
 ====  ==============  =====
 
-The raw code is always stored (:attr:`QaQuestion.category`); the name is derived from the code,
+The raw code is always stored (:attr:`~memeval_core.qa.models.QaQuestion.category`); the name is derived from the code,
 never from a source's own label, so a source that calls code 1 "single-hop" still lands in
 ``multi_hop``.
 
 Question ids. memeval names a LoCoMo question ``<sample_id>-q<i>`` (``conv-26-q0``), ``i`` being the
 raw index into that conversation's ``qa`` list (category 5 included), the id supermemory's
 MemoryBench uses. Sources that only know a question's position among the conversation's
-non-category-5 questions get a provisional ``<sample_id>-f<p>`` id that :func:`join` resolves.
+non-category-5 questions get a provisional ``<sample_id>-f<p>`` id that :func:`join_columns` resolves.
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ from typing import Any, NamedTuple
 from memeval_core import tree
 from memeval_core.errors import IngestError
 from memeval_core.pmb.ingest import parse_json_bytes
-from memeval_core.qa.columns import ColumnRun, Columns, columns_of
-from memeval_core.qa.models import QaQuestion, QaRun
+from memeval_core.qa.columns import ColumnRun, Columns
 
 BENCHMARK = "locomo"
 """Benchmark id of LoCoMo runs."""
@@ -379,12 +378,12 @@ def _match(q: _Asked, ds: LocomoDataset, taken: set[str]) -> tuple[LocomoQuestio
 
 
 _KEYS = ("question_id", "conversation+index", "conversation+position", "question_text")
-"""The keys :func:`join` matches by, in the order it tries them."""
+"""The keys :func:`join_columns` matches by, in the order it tries them."""
 
 
 @dataclass(frozen=True)
 class _JoinPlan:
-    """What a join does to each question of a run, before it is applied to models or to columns."""
+    """What a join does to each question of a run, before it is applied to its columns."""
 
     hits: list[LocomoQuestion | None]
     """The dataset question each run question matched, None for an unmatched one."""
@@ -394,7 +393,7 @@ class _JoinPlan:
 
 
 def _plan(asked: list[_Asked], categories: list[str | None], ds: LocomoDataset) -> _JoinPlan:
-    """Match every question (see :func:`join`) and say which unmatched ones must be renamed."""
+    """Match every question (see :func:`join_columns`) and say which unmatched ones must be renamed."""
     taken: set[str] = set()
     by_key: Counter[str] = Counter()
     unmatched: list[str] = []
@@ -432,7 +431,7 @@ def _plan(asked: list[_Asked], categories: list[str | None], ds: LocomoDataset) 
     return _JoinPlan(hits, renamed, report)
 
 
-def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
+def join_columns(run: ColumnRun, ds: LocomoDataset) -> tuple[ColumnRun, JoinReport]:
     """Match every question of a LoCoMo run to locomo10.json and fill in what the dataset knows.
 
     Keys, tried in order: the canonical ``conv-N-qI`` id; conversation + raw ``qa`` index;
@@ -443,25 +442,8 @@ def join(run: QaRun, ds: LocomoDataset) -> tuple[QaRun, JoinReport]:
     Joined questions get the canonical id, conversation, raw index, the dataset's category code
     and memeval's name for it, gold evidence ids and (when missing) the gold answer.
 
-    The run's questions are copied (``model_copy``), never changed; :func:`join_columns` joins a run held as
-    columns, and this join takes its values from there.
+    The run's columns are never changed: the joined fields are new columns of a new run.
     """
-    columns = columns_of(run.questions)
-    plan = _plan_of(columns, ds)
-    joined = _joined_columns(columns, plan)
-    out: list[QaQuestion] = []
-    for row, (q, hit) in enumerate(zip(run.questions, plan.hits, strict=True)):
-        if hit is not None:
-            out.append(q.model_copy(update={name: values[row] for name, values in joined.items()}))
-        elif row in plan.renamed:
-            out.append(q.model_copy(update={"question_id": plan.renamed[row]}))
-        else:
-            out.append(q)
-    return run.model_copy(update={"questions": out}), plan.report
-
-
-def join_columns(run: ColumnRun, ds: LocomoDataset) -> tuple[ColumnRun, JoinReport]:
-    """:func:`join` of a run held as columns: the same matches and report; the joined fields as new columns."""
     plan = _plan_of(run.columns, ds)
     return ColumnRun(run.run, {**run.columns, **_joined_columns(run.columns, plan)}), plan.report
 

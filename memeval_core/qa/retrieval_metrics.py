@@ -1,4 +1,4 @@
-"""Ranking metrics (NDCG@k, P@k, R@k, MRR@k, F1@k) of QA and PMB runs wherever ranked and gold ids exist.
+"""Ranking metrics (NDCG@k, P@k, R@k, MRR@k, F1@k) of QA runs wherever ranked and gold ids exist.
 
 Per query the metrics of :func:`memeval_core.metrics.evaluate` (binary relevance, duplicates counted once,
 ``k = 5`` by default):
@@ -8,18 +8,12 @@ Per query the metrics of :func:`memeval_core.metrics.evaluate` (binary relevance
 - ``NDCG@k = Σ_{r ≤ k, id_r ∈ G} 1/log2(r + 1) / Σ_{r ≤ min(k, |G|)} 1/log2(r + 1)``.
 
 A query with an empty or unknown gold set ``G`` has every metric undefined and is left out of the means
-(:func:`memeval_core.metrics.aggregate`).
+(:func:`memeval_core.metrics.evaluate.aggregate`).
 
 QA runs: a run *records ids* when at least one scored question carries ``retrieved_ids``. Then every scored
 question is a query, ranked by ``retrieved_ids`` (best first) against ``gold_evidence_ids`` (LoCoMo: the
 ``dia_id`` of the evidence turns). A scored question without ``retrieved_ids`` in such a run (e.g. it
 failed) retrieved nothing: it scores 0 and stays in the means, like a failed answer stays in accuracy.
-
-PMB runs: a case's returned relevant ids in returned order are the ranking. Gold: single-turn cases
-``gold_relevant(case, fixture.pinned_in_seed)`` (:func:`memeval_core.pmb.assertions.gold_relevant`),
-session turns the turn's ``shouldOnlyInclude``, else ``mustInclude``
-(:func:`memeval_core.pmb.session.gold_turn`). Cases with an empty gold set (e.g. cases that expect
-nothing relevant) are undefined and excluded.
 """
 
 from __future__ import annotations
@@ -28,10 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memeval_core.metrics.evaluate import MeanScores, QueryScores, aggregate, evaluate
-from memeval_core.pmb.assertions import gold_relevant
-from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.run import PmbRun
-from memeval_core.pmb.session import gold_turn
 from memeval_core.qa.ingest import LoadedRun
 
 DEFAULT_K = 5
@@ -49,11 +39,11 @@ class RunQueries:
     benchmark: str
     """Benchmark id."""
     query_ids: tuple[str, ...]
-    """Question id (QA), case id (PMB single-turn) or ``case_id#turn`` (PMB session), aligned with ``scores``."""
+    """Question ids, aligned with ``scores``."""
     scores: QueryScores
     """Per-query metrics."""
     n_without_ids: int
-    """QA: scored questions without retrieved ids, scored 0 (0 for PMB)."""
+    """Scored questions without retrieved ids, scored 0."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +59,7 @@ class RetrievalSummary:
     means: MeanScores
     """Means over queries with a non-empty gold set (``n_scored``); ``n_queries`` counts all queries."""
     n_without_ids: int
-    """QA: scored questions without retrieved ids, counted with score 0."""
+    """Scored questions without retrieved ids, counted with score 0."""
 
 
 def qa_queries(run: LoadedRun, k: int = DEFAULT_K) -> RunQueries | None:
@@ -88,39 +78,6 @@ def qa_queries(run: LoadedRun, k: int = DEFAULT_K) -> RunQueries | None:
         query_ids=tuple(ids["question_id"]),
         scores=evaluate([r or [] for r in ids["retrieved_ids"]], [g or [] for g in ids["gold_evidence_ids"]], k),
         n_without_ids=sum(r is None for r in ids["retrieved_ids"]),
-    )
-
-
-def pmb_gold(run: PmbRun, fixture: PmbFixture) -> list[list[str]]:
-    """Gold id set per case of a PMB run (see the module docstring); raises naming the case when unknown."""
-    out: list[list[str]] = []
-    for c in run.cases:
-        if c.turn_index is None:
-            case = fixture.case_by_id.get(c.case_id)
-            if case is None:
-                raise ValueError(f"{run.identity.source}: case {c.case_id!r} is not in the fixture")
-            out.append(gold_relevant(case, set(fixture.pinned_in_seed)))
-        else:
-            turn = fixture.turn_by_key.get((c.case_id, c.turn_index))
-            if turn is None:
-                raise ValueError(
-                    f"{run.identity.source}: session turn {c.case_id!r} #{c.turn_index} is not in the fixture"
-                )
-            out.append(gold_turn(turn.expect.relevant_beliefs))
-    return out
-
-
-def pmb_queries(run: PmbRun, fixture: PmbFixture, k: int = DEFAULT_K) -> RunQueries:
-    """Per-case metrics of a PMB run: returned relevant ids in returned order against the case's gold set."""
-    cases = run.cases  # rebuilt from the run's columns on each access: once here
-    ids = tuple(c.case_id if c.turn_index is None else f"{c.case_id}#{c.turn_index}" for c in cases)
-    return RunQueries(
-        run_id=run.identity.run_id,
-        display_name=run.identity.display_name,
-        benchmark=run.identity.benchmark,
-        query_ids=ids,
-        scores=evaluate([list(c.relevant) for c in cases], pmb_gold(run, fixture), k),
-        n_without_ids=0,
     )
 
 
@@ -143,8 +100,3 @@ def qa_summaries(runs: Sequence[LoadedRun], k: int = DEFAULT_K) -> dict[str, Ret
         if q is not None:
             out[r.run_id] = summarize(q)
     return out
-
-
-def pmb_summaries(runs: Sequence[PmbRun], fixture: PmbFixture, k: int = DEFAULT_K) -> dict[str, RetrievalSummary]:
-    """Run id -> metric means, for every PMB run."""
-    return {r.identity.run_id: summarize(pmb_queries(r, fixture, k)) for r in runs}

@@ -22,19 +22,18 @@ not know - :func:`looks_like_abstention`), whatever the judges said.
 
 Run accuracy = mean question score over scored questions. Repeats of one configuration are
 combined by :func:`combine_repeats` (mean with std, min and max across repeats).
+
+The code here works on whole columns (:func:`score_columns`); ``tests/_qa_oracle.py`` holds the same rules
+question by question, the readable oracle the tests hold it to.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import statistics
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,9 +41,7 @@ import pyarrow.compute as pc
 from memeval_core.errors import IngestError
 from memeval_core.qa import locomo
 from memeval_core.qa.columns import Columns
-from memeval_core.qa.models import QaQuestion, QaRun, Verdict
-
-T = TypeVar("T")
+from memeval_core.qa.models import Verdict
 
 PASS_THRESHOLD = 0.6
 """Rescaled score at or above which a verdict or question counts as correct (3 of 5 on the rubric)."""
@@ -94,13 +91,6 @@ def fama(mpa: float, faa: float = 1.0, w: float = 1.0) -> float:
     return max(0.0, mpa - w * (1.0 - faa))
 
 
-def kind_of(q: QaQuestion) -> str | None:
-    """The question's GroupMemBench kind: ``kind``, else the category when it names a kind."""
-    if q.kind in GROUPMEMBENCH_KINDS:
-        return q.kind
-    return q.category if q.category in GROUPMEMBENCH_KINDS else None
-
-
 @dataclass(frozen=True)
 class QuestionScore:
     """One question, scored."""
@@ -125,50 +115,6 @@ class QuestionScore:
     """FAMA with MPA = ``mpa`` or the question score, FAA = ``faa`` or 1, w = 1."""
 
 
-def score_question(q: QaQuestion, w: float = 1.0) -> QuestionScore:
-    """Score one question (see the module docstring for the rules)."""
-    verdicts = q.verdicts
-    n = len(verdicts)
-    # Why a scored question counts as a failure (error, no answer, not judged), or None.
-    failure: str | None = None
-    if q.scored:
-        answer = q.answer
-        if q.error:
-            failure = "error"
-        elif answer is None or not answer.strip():
-            failure = "no answer"
-        elif not n:
-            failure = "not judged"
-    if failure is not None:
-        per_judge = {v.judge: 0.0 for v in verdicts}
-        majority_failed = False if n >= 2 else None
-        return QuestionScore(q.question_id, q.category, q.scored, failure, 0.0, False, majority_failed, per_judge, 0.0)
-    majority: bool | None
-    if n == 1:
-        # The common case: one judge. fsum([x]) / 1 is x (a negative zero becomes 0.0, as fsum does).
-        v = verdicts[0]
-        x = v.score / 5.0 if v.scale == "rubric-0-5" else v.score
-        per_judge = {v.judge: x}
-        score = x + 0.0
-        majority = None
-    else:
-        values = [v.score / 5.0 if v.scale == "rubric-0-5" else v.score for v in verdicts]
-        per_judge = dict(zip([v.judge for v in verdicts], values, strict=True))
-        score = math.fsum(values) / n if n else 0.0
-        majority = sum(x >= PASS_THRESHOLD - 1e-12 for x in values) * 2 > n if n >= 2 else None
-    correct = score >= PASS_THRESHOLD - 1e-12
-    if (q.kind == "abstention" or q.category == "abstention") and kind_of(q) == "abstention":
-        abstained = q.abstained if q.abstained is not None else looks_like_abstention(q.answer)
-        correct = abstained
-        score = 1.0 if abstained else 0.0
-        majority = abstained if majority is not None else None
-    mpa = q.mpa if q.mpa is not None else score
-    faa = q.faa
-    # fama(mpa, faa or 1, w), inline.
-    fama_value = max(0.0, mpa - w * (1.0 - (faa if faa is not None else 1.0)))
-    return QuestionScore(q.question_id, q.category, q.scored, None, score, correct, majority, per_judge, fama_value)
-
-
 @dataclass(frozen=True)
 class GroupScore:
     """Accuracy of a group of questions (a category or a GroupMemBench kind)."""
@@ -185,7 +131,7 @@ class GroupScore:
 
 @dataclass(frozen=True)
 class RunScore:
-    """A run's aggregates, all re-derived from its questions (the per-question scores: :func:`score_questions`)."""
+    """A run's aggregates, all re-derived from its questions (the per-question scores: :func:`score_columns`)."""
 
     n_questions: int
     """Scored questions (the denominator)."""
@@ -220,85 +166,15 @@ class RunScore:
         return len(self.judges)
 
 
-def _group(name: str | None, members: Sequence[QuestionScore]) -> GroupScore:
-    """Accuracy of scored questions: mean score (correctly rounded sum), and how many are correct."""
-    return GroupScore(
-        name, len(members), math.fsum(s.score for s in members) / len(members), sum(s.correct for s in members)
-    )
-
-
-def _per_judge_accuracy(judges: Sequence[str], scored: Sequence[QuestionScore], n_failed: int) -> dict[str, float]:
-    """Per judge: the mean of its rescaled scores over the scored questions that did not fail, plus a 0 per failure."""
-    values: dict[str, list[float]] = {j: [] for j in judges}
-    for s in scored:
-        if s.failure is None:
-            for judge, value in s.per_judge.items():
-                values[judge].append(value)
-    for vs in values.values():
-        vs.extend([0.0] * n_failed)
-    return {j: math.fsum(vs) / len(vs) for j, vs in values.items() if vs}
-
-
-def score_questions(run: QaRun, w: float = 1.0) -> tuple[QuestionScore, ...]:
-    """:func:`score_question` of every question, in run order."""
-    return tuple(score_question(q, w) for q in run.questions)
-
-
-def score_run(run: QaRun, w: float = 1.0) -> RunScore:
-    """The run's aggregates over its scored questions (:func:`summarize` of :func:`score_questions`)."""
-    return summarize(run.questions, score_questions(run, w))
-
-
-def summarize(run_questions: Sequence[QaQuestion], questions: Sequence[QuestionScore]) -> RunScore:
-    """Aggregate scored questions (``questions[i]`` scores ``run_questions[i]``).
-
-    Accuracy, FAMA and group accuracies are means of question scores (``math.fsum``, correctly rounded);
-    majority accuracy is defined only when some scored question has 2+ verdicts; categories are ordered by
-    code (numeric codes numerically) and named after their last scored question; kinds follow
-    :data:`GROUPMEMBENCH_KINDS`.
-    """
-    pairs = [(q, s) for q, s in zip(run_questions, questions, strict=True) if s.scored]
-    scored = [s for _, s in pairs]
-    n = len(scored)
-    reasons = dict(Counter(s.failure for s in scored if s.failure is not None))
-    n_failed = sum(reasons.values())
-    judges = tuple(dict.fromkeys(v.judge for q in run_questions for v in q.verdicts))
-    by_category: dict[str, list[QuestionScore]] = {}
-    names: dict[str, str | None] = {}
-    by_kind: dict[str, list[QuestionScore]] = {}
-    for q, s in pairs:
-        if q.category is not None:
-            by_category.setdefault(q.category, []).append(s)
-            names[q.category] = q.category_name
-        if (kind := kind_of(q)) is not None:
-            by_kind.setdefault(kind, []).append(s)
-    multi = any(len(q.verdicts) >= 2 for q, _ in pairs)
-    return RunScore(
-        n_questions=n,
-        n_unscored=len(questions) - n,
-        accuracy=math.fsum(s.score for s in scored) / n if n else None,
-        correct=sum(s.correct for s in scored),
-        majority_accuracy=sum(bool(s.majority) for s in scored) / n if n and multi else None,
-        failures=n_failed,
-        failure_reasons=reasons,
-        judges=judges,
-        per_judge_accuracy=_per_judge_accuracy(judges, scored, n_failed),
-        categories={c: _group(names[c], by_category[c]) for c in sorted(by_category, key=_code_key)},
-        kinds={k: _group(k, by_kind[k]) for k in GROUPMEMBENCH_KINDS if k in by_kind},
-        fama=math.fsum(s.fama for s in scored) / n if n else None,
-        latency_ms=tuple(q.latency_ms for q, _ in pairs if q.latency_ms is not None),
-    )
-
-
-# ------------------------------------------------------------------ the same rules over columns
+# ------------------------------------------------------------------ the rules over columns
 #
 # The load scores a run held as columns (:mod:`memeval_core.qa.columns`) and summarises its table without
-# building a model or a QuestionScore per question. score_question and summarize above stay the readable
-# statement of the rules; tests check that both give the same results on the shared data.
+# building a model or a QuestionScore per question. tests/qa_oracle.py states the same rules question by
+# question; tests check that both give the same results on the shared data and on random runs.
 
 
 def _failures(columns: Columns) -> list[str | None]:
-    """Why each question counts as a failure, as :func:`score_question` decides it (None when it does not)."""
+    """Why each question counts as a failure (error, no answer, not judged), or None when it does not."""
     out: list[str | None] = []
     for scored, error, answer, verdicts in zip(
         columns["scored"], columns["error"], columns["answer"], columns["verdicts"], strict=True
@@ -329,12 +205,12 @@ def _verdict_values(verdicts: Sequence[Verdict]) -> tuple[float, dict[str, float
 
 
 def _abstains(kind: str | None, category: str | None) -> bool:
-    """The question is of the GroupMemBench abstention kind (:func:`kind_of` is ``abstention``)."""
+    """The question is of the GroupMemBench abstention kind (its ``kind``, else its category when no kind is)."""
     return kind == "abstention" or (kind not in GROUPMEMBENCH_KINDS and category == "abstention")
 
 
 def score_columns(columns: Columns, w: float = 1.0) -> Columns:
-    """:func:`score_question` of every question held as columns: the score columns of the question table.
+    """Every question held as columns, scored (see the module docstring): the score columns of the question table.
 
     Returns ``failure``, ``score``, ``correct``, ``majority``, ``per_judge`` and ``fama``, one value per question.
     """
@@ -369,7 +245,7 @@ def _true_count(values: pa.ChunkedArray) -> int:
 
 
 def _fmean(values: pa.ChunkedArray) -> float | None:
-    """Mean with a correctly rounded sum (``math.fsum``), as :func:`summarize` takes it; None when empty."""
+    """Mean with a correctly rounded sum (``math.fsum``); None when empty."""
     return math.fsum(values.to_pylist()) / len(values) if len(values) else None
 
 
@@ -392,7 +268,7 @@ def _groups_of(scored: pa.Table, key: pa.ChunkedArray, names: str | None) -> dic
 
 
 def _kind_column(table: pa.Table) -> pa.ChunkedArray:
-    """:func:`kind_of` of every row: ``kind`` when it is a GroupMemBench kind, else such a ``category``, else null."""
+    """The GroupMemBench kind of every row: ``kind`` when it is one, else such a ``category``, else null."""
     kinds = pa.array(GROUPMEMBENCH_KINDS)
     null = pa.scalar(None, pa.string())
     category = pc.if_else(pc.is_in(table["category"], kinds), table["category"], null)
@@ -400,7 +276,7 @@ def _kind_column(table: pa.Table) -> pa.ChunkedArray:
 
 
 def _judge_accuracy_of(scored: pa.Table, judges: Sequence[str], n_failed: int) -> dict[str, float]:
-    """:func:`_per_judge_accuracy` from the ``per_judge`` column of the scored rows."""
+    """Per judge: mean rescaled score over the scored rows it graded that did not fail, plus a 0 per failure."""
     graded = scored.filter(pc.is_null(scored["failure"]))["per_judge"].combine_chunks()
     pairs = pa.table({"judge": graded.keys, "value": graded.items})
     lists = pairs.group_by("judge", use_threads=False).aggregate([("value", "list")]).to_pydict()
@@ -412,10 +288,12 @@ def _judge_accuracy_of(scored: pa.Table, judges: Sequence[str], n_failed: int) -
 
 
 def summarize_table(table: pa.Table) -> RunScore:
-    """:func:`summarize` of a question table (:data:`memeval_core.qa.table.SCHEMA`), over its columns.
+    """A run's aggregates from its question table (:data:`memeval_core.qa.table.SCHEMA`), over its columns.
 
-    Counts and groups are computed with ``pyarrow.compute``; means keep ``math.fsum`` over the column's values so
-    that they equal :func:`summarize`'s to the last bit.
+    Accuracy, FAMA and group accuracies are means of question scores (``math.fsum``, correctly rounded);
+    majority accuracy is defined only when some scored question has 2+ verdicts; categories are ordered by
+    code (numeric codes numerically) and named after their last scored question; kinds follow
+    :data:`GROUPMEMBENCH_KINDS`. Counts and groups are computed with ``pyarrow.compute``.
     """
     flat_verdicts = pc.list_flatten(table["verdicts"])
     judges = tuple(pc.unique(pc.struct_field(flat_verdicts, "judge")).to_pylist()) if len(flat_verdicts) else ()
@@ -446,17 +324,6 @@ def summarize_table(table: pa.Table) -> RunScore:
 
 def _code_key(code: str) -> tuple[int, int | str]:
     return (0, int(code)) if code.isdigit() else (1, code)
-
-
-def accuracy_excluding(questions: Sequence[QuestionScore], excluded: Iterable[str]) -> tuple[float | None, int]:
-    """Accuracy over scored questions whose id is not in ``excluded``, and how many were excluded."""
-    return accuracy_without(*scored_scores(questions), excluded)
-
-
-def scored_scores(questions: Sequence[QuestionScore]) -> tuple[tuple[str, ...], tuple[float, ...]]:
-    """Id and score of every scored question, in run order (what :func:`accuracy_without` needs)."""
-    kept = [s for s in questions if s.scored]
-    return tuple([s.question_id for s in kept]), tuple([s.score for s in kept])
 
 
 def accuracy_without(ids: Sequence[str], scores: Sequence[float], excluded: Iterable[str]) -> tuple[float | None, int]:
@@ -491,15 +358,6 @@ def parse_disputed(data: object, source: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def load_disputed(path: Path) -> frozenset[str]:
-    """Read locomo-audit ``errors.json`` (156 disputed gold answers) into canonical question ids."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IngestError(str(path), "$", f"cannot be read as JSON: {exc}") from exc
-    return parse_disputed(data, str(path))
-
-
 @dataclass(frozen=True)
 class RepeatSummary:
     """Accuracy over repeats of one configuration."""
@@ -514,26 +372,15 @@ class RepeatSummary:
     """Lowest repeat accuracy."""
     max: float | None
     """Highest repeat accuracy."""
-    per_question: dict[str, float]
-    """Question id -> mean score over the repeats that contain it."""
 
 
-def combine_repeats(scores: Sequence[RunScore], questions: Sequence[Sequence[QuestionScore]] = ()) -> RepeatSummary:
-    """Average repeats of one configuration: mean accuracy with std (n - 1), min, max; per-question means.
-
-    ``questions``: each repeat's per-question scores (:func:`score_questions`), for ``per_question``; empty
-    leaves ``per_question`` empty.
-    """
+def combine_repeats(scores: Sequence[RunScore]) -> RepeatSummary:
+    """Average repeats of one configuration: mean accuracy with std (n - 1), min and max."""
     accs = [s.accuracy for s in scores if s.accuracy is not None]
-    per_q: dict[str, list[float]] = {}
-    for repeat in questions:
-        for qid, x in zip(*scored_scores(repeat), strict=True):
-            per_q.setdefault(qid, []).append(x)
     return RepeatSummary(
         n=len(scores),
         mean=math.fsum(accs) / len(accs) if accs else None,
         std=statistics.stdev(accs) if len(accs) >= 2 else None,
         min=min(accs) if accs else None,
         max=max(accs) if accs else None,
-        per_question={k: math.fsum(v) / len(v) for k, v in per_q.items()},
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from memeval_core.qa.columns import Columns, columns_of
+from memeval_core.qa.columns import Columns
 from memeval_core.qa.models import QaQuestion, Verdict
 from memeval_core.qa.scoring import QuestionScore
 
@@ -103,14 +103,6 @@ def table_of(columns: Columns, scores: Columns) -> pa.Table:
     data.update({name: scores[name] for name, _ in SCORE_COLUMNS})
     data["per_judge"] = [list(per_judge.items()) for per_judge in scores["per_judge"]]
     return pa.Table.from_pydict(data, schema=SCHEMA)
-
-
-def questions_table(questions: Sequence[QaQuestion], scores: Sequence[QuestionScore]) -> pa.Table:
-    """The questions and their scores (same order, same length) as one table of :data:`SCHEMA`."""
-    if len(questions) != len(scores):
-        raise ValueError(f"{len(questions)} questions but {len(scores)} scores")
-    score_columns = {name: [getattr(s, name) for s in scores] for name, _ in SCORE_COLUMNS}
-    return table_of(columns_of(questions), score_columns)
 
 
 def _verdict(row: dict[str, Any]) -> dict[str, Any]:

@@ -211,11 +211,13 @@ def paired_bootstraps(
     method: BootstrapMethod = "percentile",
     statistics: Sequence[str] | None = None,
 ) -> list[BootstrapReport]:
-    """:func:`paired_bootstrap` of every ``(a, b)`` in ``pairs``, each exactly as it reports alone.
+    """Paired bootstrap ``1 - alpha`` interval of ``mean(a) - mean(b)`` (see the module docstring) for every
+    ``(a, b)`` in ``pairs``, each exactly as it reports alone (``paired_bootstraps([(a, b)], ...)[0]``).
 
     Every pair starts from ``default_rng(seed)``, so pairs of the same length resample the same indices: they
     share one draw (:func:`replicates`). ``statistics`` names each pair's statistic (default
-    ``mean difference (A - B)``).
+    ``mean difference (A - B)``). When every paired difference is the same value ``d`` the bootstrap
+    distribution is the single point ``d`` and the interval is ``[d, d]`` for either method.
     """
     _check_parameters(alpha, n_resamples, method)
     names = list(statistics) if statistics is not None else ["mean difference (A - B)"] * len(pairs)
@@ -232,24 +234,3 @@ def paired_bootstraps(
         for row, i in enumerate(members):
             reports[i] = _report(diffs[i], theta_b[row], seed=seed, alpha=alpha, method=method, statistic=names[i])
     return [r for r in reports if r is not None]
-
-
-def paired_bootstrap(
-    a: npt.ArrayLike,
-    b: npt.ArrayLike,
-    *,
-    seed: int,
-    n_resamples: int = 10_000,
-    alpha: float = 0.05,
-    method: BootstrapMethod = "percentile",
-    statistic: str = "mean difference (A - B)",
-) -> BootstrapReport:
-    """Paired bootstrap ``1 - alpha`` interval of ``mean(a) - mean(b)`` (see the module docstring).
-
-    When every paired difference is the same value ``d`` the bootstrap distribution is the single
-    point ``d`` and the interval is ``[d, d]`` for either method.
-    """
-    (report,) = paired_bootstraps(
-        [(a, b)], seed=seed, n_resamples=n_resamples, alpha=alpha, method=method, statistics=[statistic]
-    )
-    return report

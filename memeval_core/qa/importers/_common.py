@@ -119,48 +119,6 @@ def binary_verdict(
     """A binary verdict from ``true``/``false``, ``0``/``1`` (also as ``"0"``/``"1"``); None for null."""
     if value is None:
         return None
-    cls = value.__class__
-    if cls is bool or cls is int or cls is str:  # not float: -0.0 equals 0 but is a verdict of its own
-        key = (value, cls, judge, model, label)
-        hit = _BINARY.get(key)
-        if hit is None:
-            hit = _BINARY[key] = _binary_verdict(src, value, loc, judge, model, label)
-            if len(_BINARY) > _VERDICTS_MAX:
-                _BINARY.clear()
-        return hit
-    return _binary_verdict(src, value, loc, judge, model, label)
-
-
-def binary_verdict_in(
-    src: Source,
-    value: Any,
-    where: Sequence[int | str],
-    field: str,
-    judge: str,
-    model: str | None = None,
-    label: str | None = None,
-) -> Verdict | None:
-    """``binary_verdict(src, value, [*where, field], ...)``, building that location only when it is needed.
-
-    For per-item loops: most values were seen before and are answered from the shared cache.
-    """
-    if value is None:
-        return None
-    cls = value.__class__
-    if cls is bool or cls is int or cls is str:
-        hit = _BINARY.get((value, cls, judge, model, label))
-        if hit is not None:
-            return hit
-    return binary_verdict(src, value, [*where, field], judge, model, label)
-
-
-_BINARY: dict[tuple[Any, type, str, str | None, str | None], Verdict] = {}
-"""binary_verdict's result per value, value type, judge, model and label: the same few, thousands of times."""
-
-
-def _binary_verdict(
-    src: Source, value: Any, loc: Sequence[int | str], judge: str, model: str | None, label: str | None
-) -> Verdict:
     if isinstance(value, bool):
         score = 1.0 if value else 0.0
     elif isinstance(value, int | float) and value in (0, 1):

@@ -30,7 +30,6 @@ from memeval_core.qa.importers._common import (
     Source,
     UnjudgedError,
     binary_verdict,
-    binary_verdict_in,
     build_run,
     fail,
     need,
@@ -99,7 +98,7 @@ def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> ColumnRun
             number(src, item, "retrieval_time_ms", where)
             continue
         code = str(need(src, item, "category", where, (int, str)))
-        verdict = binary_verdict_in(src, item.get("llm_correct"), where, "llm_correct", "llm_correct")
+        verdict = binary_verdict(src, item.get("llm_correct"), [*where, "llm_correct"], "llm_correct")
         adversarial_scored |= code == locomo.ADVERSARIAL and verdict is not None
         question = need(src, item, "question", where, str)
         gold, answer = item.get("ground_truth"), item.get("prediction")

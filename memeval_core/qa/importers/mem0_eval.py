@@ -23,7 +23,7 @@ from memeval_core.qa import locomo
 from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import (
     Source,
-    binary_verdict_in,
+    binary_verdict,
     build_run,
     fail,
     need,
@@ -94,7 +94,7 @@ def load(src: Source) -> list[ColumnRun]:
             code = None if cat is None else str(cat)
             raw_label = item.get("llm_judge_raw")
             label = raw_label if isinstance(raw_label, str) else None
-            verdict = binary_verdict_in(src, item.get("llm_score"), where, "llm_score", JUDGE, judge_model, label)
+            verdict = binary_verdict(src, item.get("llm_score"), [*where, "llm_score"], JUDGE, judge_model, label)
             unjudged_adversarial = verdict is None and code == locomo.ADVERSARIAL
             any_adversarial_scored |= code == locomo.ADVERSARIAL and verdict is not None
             if conv_index is not None:

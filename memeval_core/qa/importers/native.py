@@ -14,8 +14,6 @@ from memeval_core.qa.columns import ColumnRun
 from memeval_core.qa.importers._common import Source, check_unique_ids, fail
 from memeval_core.qa.models import QaRun
 
-FORMAT = "memeval"
-
 
 def sniff(data: Any, path: str) -> bool:
     """True for a memeval run document (JSON object or JSONL rows whose first row holds ``run``)."""
