@@ -41,8 +41,6 @@ from memeval_core.spdx import UNKNOWN, spdx
 
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.json")
 """The catalogue memeval ships (the one ``sync`` reads unless told otherwise)."""
-VERSION = 1
-"""Layout version of the catalogue file."""
 KINDS = ("pmb", "qa", "dataset")
 """The kinds of entry, as ``sync --only`` names them (``datasets`` on the command line)."""
 

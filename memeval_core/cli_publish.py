@@ -1,7 +1,6 @@
 """``python -m memeval_core export`` and ``push``: publish the leaderboard as a Hugging Face Space.
 
-:func:`register` adds both subcommands to the main CLI's subparsers; :func:`main` runs them on their
-own (``python -m memeval_core.cli_publish export ...``). There is deliberately no ``--token`` flag:
+:func:`register` adds both subcommands to the main CLI's subparsers. There is deliberately no ``--token`` flag:
 a token on the command line lands in shell history, so it comes from ``HF_TOKEN`` or the saved
 login only.
 """
@@ -10,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -172,21 +170,3 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--force", action="store_true", help="commit even when the Space already holds the same fingerprint")
     p.set_defaults(func=main_push)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """A parser with just ``export`` and ``push`` (what :func:`register` adds to the main CLI)."""
-    parser = argparse.ArgumentParser(prog="python -m memeval_core", description="memeval: publish the leaderboard.")
-    register(parser.add_subparsers(dest="command", required=True))
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``export`` or ``push`` from ``argv``."""
-    args = build_parser().parse_args(argv)
-    code: int = args.func(args)
-    return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

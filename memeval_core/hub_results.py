@@ -57,7 +57,7 @@ from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, Repositor
 from huggingface_hub.file_download import repo_folder_name  # the cache's documented folder name
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from memeval_core import SCORING_VERSION
+from memeval_core import SCORING_VERSION, tree
 from memeval_core.errors import first_problem
 from memeval_core.explore.front import (
     FRONT_FILE,
@@ -258,7 +258,7 @@ class _Fetcher:
         local = try_to_load_from_cache(
             self.location.repo_id, path, cache_dir=self.cache_dir, revision=self.commit, repo_type="dataset"
         )
-        return _sha256(Path(local)) if isinstance(local, str) else None
+        return tree.file_sha256(Path(local)) if isinstance(local, str) else None
 
     def cached_commits(self) -> list[str]:
         """Other commits of this dataset the cache holds files of, the most recently read first."""
@@ -305,11 +305,6 @@ class _Fetcher:
             except HUB_FAILURES:
                 self.seen[self.commit] = False
         return self.seen[self.commit]
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def resolve_commit(location: HubLocation, token: str | None = None) -> str:
@@ -584,7 +579,7 @@ def _read_part(
     digests: dict[str, str] = {}
     for name, local in zip(names, fetched, strict=True):
         try:
-            digests[f"{part.path}/{name}"] = digest = _sha256(local)
+            digests[f"{part.path}/{name}"] = digest = tree.file_sha256(local)
         except OSError as exc:  # the cache's copy went missing or unreadable: name the file, not the cache
             raise HubResultsError(f"{where}: {part.path}/{name} could not be read from the local cache") from exc
         if digest != part.files[name]:

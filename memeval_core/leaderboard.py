@@ -190,13 +190,8 @@ def table_rows(table: pa.Table, benchmark: Benchmark | None = None) -> list[dict
 
 def rows(runs: Sequence[PmbRun], benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
     """Leaderboard rows of runs, best first, optionally for one benchmark: the rows of their runs-table rows,
-    made in Python (no Arrow table per call)."""
+    made in Python, one at a time: the readable oracle of :func:`table_rows`, which the CLI, app and export use."""
     return _ranked([_row(row_of(r)) for r in runs], benchmark)
-
-
-def row(run: PmbRun) -> dict[str, Any]:
-    """The leaderboard row of one run."""
-    return rows([run])[0]
 
 
 def flat(r: dict[str, Any]) -> dict[str, Any]:
@@ -210,18 +205,14 @@ def flat(r: dict[str, Any]) -> dict[str, Any]:
     return {k: out[k] for k in order}
 
 
-def json_bytes(rs: Iterable[dict[str, Any]]) -> bytes:
-    """UTF-8 JSON of rows: key order kept, two-space indent (the text ``json.dumps(indent=2, ensure_ascii=False)``
-    gives for these rows, and a final line break).
+def json_chunks(batches: Iterable[Sequence[dict[str, Any]]]) -> Iterator[bytes]:
+    """UTF-8 JSON of the rows of ``batches``, a batch at a time, so rows can be printed as they are made: key order
+    kept, two-space indent (the text ``json.dumps(indent=2, ensure_ascii=False)`` gives for these rows, and a final
+    line break).
 
     orjson, because the standard library's encoder is pure Python once it indents: thousands of rows cost
     more to print than to load. Rows hold no NaN: reports are validated at the boundary and a runs table read
-    from disk is checked (:func:`memeval_core.pmb.runs_table.checked`)."""
-    return b"".join(json_chunks([list(rs)]))
-
-
-def json_chunks(batches: Iterable[Sequence[dict[str, Any]]]) -> Iterator[bytes]:
-    """:func:`json_bytes` of the rows of ``batches``, a batch at a time, so rows can be printed as they are made.
+    from disk is checked (:func:`memeval_core.pmb.runs_table.checked`).
 
     A batch's indented text is that of its rows inside the whole list: ``[`` + a line break, the rows
     separated by ``,`` + a line break, a line break + ``]``. Each batch's text without its brackets is
@@ -233,11 +224,6 @@ def json_chunks(batches: Iterable[Sequence[dict[str, Any]]]) -> Iterator[bytes]:
             yield (b"[" if first else b",") + text.removeprefix(b"[").removesuffix(b"\n]")
             first = False
     yield b"[]\n" if first else b"\n]\n"
-
-
-def to_json(rs: Sequence[dict[str, Any]]) -> str:
-    """:func:`json_bytes` as text."""
-    return json_bytes(rs).decode()
 
 
 def to_csv(rs: Sequence[dict[str, Any]]) -> str:

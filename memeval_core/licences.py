@@ -12,11 +12,10 @@ the licence of each dataset whose licence is known (LoCoMo's ``LICENSE.txt``: CC
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
-from memeval_core import catalogue
+from memeval_core import catalogue, tree
 from memeval_core.spdx import UNKNOWN as UNKNOWN
 from memeval_core.spdx import spdx as spdx
 
@@ -48,14 +47,10 @@ def _sha256(path: Path) -> str | None:
     """The SHA-256 of a regular file (not a link), None when there is none to read."""
     if path.is_symlink() or not path.is_file():
         return None
-    digest = hashlib.sha256()
     try:
-        with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
+        return tree.file_sha256(path)
     except OSError:
         return None
-    return digest.hexdigest()
 
 
 def of_file(results: Path, rel: str, cache: dict[str, str | None] | None = None, sha256: str | None = None) -> str:

@@ -69,20 +69,22 @@ def schema(path: Path) -> pa.Schema:
 
 
 def run_spans(path: Path, column: str = "run_id") -> dict[str, tuple[int, int]]:
-    """Each value of ``column``'s rows ``[start, stop)``, for a file that holds each value's rows together.
+    """:func:`spans` of ``column`` in the file ``path``, reading that one column only (a run's id repeats, so it
+    is stored in a few bytes per run)."""
+    return spans(read(path, [column]).column(column), f"{path}: the rows of {column}")
 
-    Reads that one column only (a run's id repeats, so it is stored in a few bytes per run). ``ValueError``
-    naming the file when a value's rows are not together.
-    """
-    values = read(path, [column]).column(column).combine_chunks()
-    runs = pc.run_end_encode(values)
+
+def spans(values: pa.ChunkedArray, what: str) -> dict[str, tuple[int, int]]:
+    """Each value's rows ``[start, stop)``, for a column that holds each value's rows together.
+    :class:`SnapshotError` (``what`` + the value + "are not together") when a value's rows are apart."""
+    runs = pc.run_end_encode(values.combine_chunks())
     ends = runs.run_ends.to_pylist()
-    spans: dict[str, tuple[int, int]] = {}
+    found: dict[str, tuple[int, int]] = {}
     for value, start, stop in zip(runs.values.to_pylist(), [0, *ends], ends, strict=False):
-        if value in spans:
-            raise SnapshotError(f"{path}: the rows of {column} {value!r} are not together")
-        spans[value] = (start, stop)
-    return spans
+        if value in found:
+            raise SnapshotError(f"{what} {value!r} are not together")
+        found[value] = (start, stop)
+    return found
 
 
 def read_spans(path: Path, spans: Sequence[tuple[int, int]], columns: Sequence[str] | None = None) -> list[pa.Table]:
@@ -113,11 +115,6 @@ def read_spans(path: Path, spans: Sequence[tuple[int, int]], columns: Sequence[s
             offset = int(firsts[groups[0]])
             out[n] = decoded.take(np.arange(start - offset, stop - offset))
         return [out[n] for n in range(len(spans))]
-
-
-def read_rows(path: Path, start: int, stop: int, columns: Sequence[str] | None = None) -> pa.Table:
-    """Rows ``[start, stop)`` of the table in ``path`` (:func:`read_spans` of one span)."""
-    return read_spans(path, [(start, stop)], columns)[0]
 
 
 def rows_equal(table: pa.Table, equal: Mapping[str, object]) -> pa.ChunkedArray:

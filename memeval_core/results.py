@@ -86,11 +86,6 @@ H = TypeVar("H")
 V = TypeVar("V")
 
 
-def default_cache_dir() -> Path | None:
-    """The cache folder (:func:`memeval_core.settings.cache_dir`); None when caching is disabled."""
-    return settings.cache_dir()
-
-
 def _hash_tree(h: Any, root: Path | None, suffix: str = "") -> int:
     """:func:`memeval_core.tree.hash_folder` of ``root`` under its resolved name (``none`` for no folder); the
     newest mtime."""
@@ -216,7 +211,7 @@ def _slot(
     digests: FolderDigests | None = None,
 ) -> _Slot | None:
     """The cache slot of this load, or None when there is no cache or a file is too fresh to key."""
-    cache = default_cache_dir() if cache_dir == "default" else cache_dir
+    cache = settings.cache_dir() if cache_dir == "default" else cache_dir
     if cache is None:
         return None
     key = input_fingerprint(kind, results, *extra_dirs, digests=digests)
@@ -471,7 +466,7 @@ def load_pmb_results(
 ) -> PmbLoad:
     """PMB runs of a results directory: from its snapshot if it has one, else from the raw reports (cached).
 
-    ``cache_dir``: ``"default"`` for :func:`default_cache_dir`, a folder, or None for no cache.
+    ``cache_dir``: ``"default"`` for :func:`memeval_core.settings.cache_dir`, a folder, or None for no cache.
     """
     if fixtures is None and has_snapshot(results):
         return read_snapshot(results)

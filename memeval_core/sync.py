@@ -37,8 +37,6 @@ from memeval_core import settings, tree
 from memeval_core.catalogue import Catalogue, CatalogueEntry, by_source, default_catalogue
 from memeval_core.settings import MB
 
-API_ENV = settings.GITHUB_API_ENV
-RAW_ENV = settings.GITHUB_RAW_ENV
 TIMEOUT_S = 30
 PARALLEL = 4
 """Files fetched at once by default."""
@@ -50,14 +48,6 @@ HEADERS = {"User-Agent": "memeval-sync"}
 
 class SyncError(Exception):
     """A sync that could not complete; the results directory is unchanged."""
-
-
-def _api_base() -> str:
-    return settings.github_api()
-
-
-def _raw_base() -> str:
-    return settings.github_raw()
 
 
 def human_bytes(n: int) -> str:
@@ -230,7 +220,7 @@ def _why(exc: requests.RequestException) -> str:
 
 def fetch_github(entry: CatalogueEntry, dest: Path, advance: Callable[[int], None]) -> None:
     """Fetch a GitHub entry from ``{MEMEVAL_GITHUB_RAW}/{repo}/{commit}/{path}`` into ``dest``, checked."""
-    url = entry.raw_url(_raw_base())
+    url = entry.raw_url(settings.github_raw())
     try:
         with _session().get(url, stream=True, timeout=TIMEOUT_S) as resp:
             if resp.status_code != 200:
@@ -339,12 +329,9 @@ def is_present(results: Path, entry: CatalogueEntry) -> bool:
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size != entry.size:
             return False
-        digest = hashlib.sha256()
-        for chunk in _file_chunks(path):
-            digest.update(chunk)
+        return tree.file_sha256(path) == entry.sha256
     except OSError:
         return False
-    return digest.hexdigest() == entry.sha256
 
 
 def remove_stale_staging(results: Path) -> None:
@@ -573,7 +560,7 @@ def _api_json(url: str, params: dict[str, str] | None = None) -> Any:
 
 def _check_github(repo: str, commit: str, paths: Sequence[str]) -> SourceCheck:
     """Compare one pin with the default branch: newer commits, and those touching ``paths`` (since the pin)."""
-    api = f"{_api_base()}/repos/{repo}"
+    api = f"{settings.github_api()}/repos/{repo}"
     label = f"{repo}@{commit[:7]}"
     branch = str(_api_json(api)["default_branch"])
     head = str(_api_json(f"{api}/commits/{quote(branch, safe='')}")["sha"])

@@ -210,6 +210,12 @@ def too_deep(raw: bytes, limits: Limits) -> str | None:
     return f"JSON nested {depth} levels deep, above the limit of {limits.max_json_depth} (MEMEVAL_MAX_JSON_DEPTH)"
 
 
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
 def fingerprint(*dirs: Path | None) -> str:
     """A cheap identity of the files under ``dirs``: SHA-256 over (path, size, mtime_ns) of every file
     :func:`walk` lists (and the refusals), one ``stat`` per file and nothing read.

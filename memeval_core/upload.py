@@ -17,6 +17,7 @@ from memeval_core import leaderboard
 from memeval_core.errors import IngestError
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import parse_json_bytes, run_from_bytes, sniff
+from memeval_core.pmb.runs_table import runs_table
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import load_qa
 from memeval_core.store import sanitize_name
@@ -72,7 +73,7 @@ def preview(
             run = run_from_bytes(name, data, fixture)
         except IngestError as exc:
             return UploadPreview(name, safe, "invalid", (exc,))
-        row = leaderboard.row(run)
+        (row,) = leaderboard.table_rows(runs_table([run]))
         peers = [r for r in existing_pmb if r["benchmark"] == row["benchmark"]]
         rank = 1 + sum(1 for r in peers if leaderboard.sort_key(r) < leaderboard.sort_key(row))
         return UploadPreview(name, safe, "pmb", rows=({**row, "provisional_rank": rank, "of": len(peers) + 1},))

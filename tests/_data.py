@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from memeval_core import tree
+
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED_DATA = PROJECT.parent / "shared" / "data"
 PMB_DIR = SHARED_DATA / "precisionmembench"
@@ -16,3 +18,8 @@ def require(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"shared real data not available at {path} (the tests read ../shared/data beside the project)")
     return path
+
+
+def json_files(root: Path) -> list[Path]:
+    """Every readable ``*.json`` under ``root`` in the loaders' walk order (:func:`memeval_core.tree.walk`)."""
+    return [root / entry.rel for entry in tree.walk(root, (".json",)).files]

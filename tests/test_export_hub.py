@@ -15,8 +15,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from memeval_core.cli_publish import build_parser, register
-from memeval_core.cli_publish import main as publish_main
+from memeval_core.cli import build_parser
+from memeval_core.cli import main as publish_main
+from memeval_core.cli_publish import register
 from memeval_core.export import space
 from memeval_core.export.hub import PushError, git_blob_sha1, push_space
 from memeval_core.export.models import Leaderboard, dumps, fingerprint
@@ -331,7 +332,7 @@ def test_register_adds_export_and_push_without_a_token_flag(capsys: pytest.Captu
 
 def test_cli_in_a_fresh_interpreter_reads_hf_endpoint(hub: HubStandIn, export_dir: Path, tmp_path: Path) -> None:
     env = {**os.environ, "HF_HUB_DISABLE_XET": "1", "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "memeval_core.cli_publish", "push", "--space", SPACE, "--from", str(export_dir)]
+    cmd = [sys.executable, "-m", "memeval_core", "push", "--space", SPACE, "--from", str(export_dir)]
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Committed fingerprint ")

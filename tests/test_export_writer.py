@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from memeval_core import leaderboard
-from memeval_core.cli_publish import main as publish_main
+from memeval_core.cli import main as publish_main
 from memeval_core.export import models
 from memeval_core.export.writer import ExportError, ExportResult, diff_exports, export, list_files, pmb_details
 from memeval_core.pmb.ingest import load_pmb

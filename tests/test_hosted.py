@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from memeval_core import results as results_mod
 from memeval_core import settings, tree
 from memeval_core.qa.ingest import load_qa
 from memeval_core.results import load_qa_results
@@ -224,7 +223,7 @@ def test_a_failing_cache_write_keeps_the_result_and_leaves_nothing(
     assert [r.meta.system for r in load.runs] == ["ok"]
     cache = tmp_path / "cache"
     assert not list(cache.glob(".tmp-*")) and not list(cache.glob("qa-*"))
-    assert results_mod.default_cache_dir() == cache
+    assert settings.cache_dir() == cache
 
 
 @pytest.mark.parametrize(

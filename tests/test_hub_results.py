@@ -335,7 +335,7 @@ def test_a_new_revision_fetches_only_the_new_parts_files(
     # A run of the old part is read where its headers were: whole, and the same as the folder's.
     old_run = first[0].runs[0]
     (read,) = after.pmb.read_runs([old_run.identity.run_id])
-    assert leaderboard.row(read) == leaderboard.row(old_run)
+    assert leaderboard.rows([read]) == leaderboard.rows([old_run])
     assert not any(f"/{new_part}/" in r.path and r.path.endswith("cases.parquet") for r in hub.requests[start:])
 
 
@@ -352,7 +352,7 @@ def test_a_part_cached_at_a_commit_the_hub_lost_is_fetched_again(
     assert any(f"/{after.commit}/{old_part}/" in r.path for r in hub.requests[start:])
     old_run = first[0].runs[0]
     (read,) = after.pmb.read_runs([old_run.identity.run_id])  # its cases come from the commit that exists
-    assert leaderboard.row(read) == leaderboard.row(old_run)
+    assert leaderboard.rows([read]) == leaderboard.rows([old_run])
 
 
 def test_a_changed_cached_file_is_fetched_again(hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path) -> None:

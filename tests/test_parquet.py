@@ -48,8 +48,10 @@ def test_read_rows_decodes_only_the_row_groups_holding_the_rows(tmp_path: Path) 
     table = _table(5_000)
     parquet.write(table, tmp_path / "t.parquet", row_group_rows=700)
     for start, stop in ((0, 1), (690, 710), (1_000, 2_000), (4_999, 5_000), (1_400, 2_800), (3, 3)):
-        assert parquet.read_rows(tmp_path / "t.parquet", start, stop).equals(table.slice(start, stop - start))
-    assert parquet.read_rows(tmp_path / "t.parquet", 10, 12, ["score"]).equals(table.select(["score"]).slice(10, 2))
+        assert parquet.read_spans(tmp_path / "t.parquet", [(start, stop)])[0].equals(table.slice(start, stop - start))
+    assert parquet.read_spans(tmp_path / "t.parquet", [(10, 12)], ["score"])[0].equals(
+        table.select(["score"]).slice(10, 2)
+    )
 
 
 def test_run_spans_give_each_runs_rows_and_refuse_scattered_runs(tmp_path: Path) -> None:
@@ -66,7 +68,7 @@ def test_run_spans_give_each_runs_rows_and_refuse_scattered_runs(tmp_path: Path)
 def test_a_span_read_owns_only_its_rows(tmp_path: Path) -> None:
     # A slice of the decoded row group would keep all of it (10 MB) alive for as long as the 10 rows live.
     parquet.write(pa.table({"s": ["x" * 100] * 100_000}), tmp_path / "t.parquet", row_group_rows=100_000)
-    rows = parquet.read_rows(tmp_path / "t.parquet", 10, 20)
+    rows = parquet.read_spans(tmp_path / "t.parquet", [(10, 20)])[0]
     assert rows.num_rows == 10
     # The buffers the rows hold, counted whole (a slice would count the row group it was cut from): a property
     # of the table itself, which other threads of the test process allocating meanwhile cannot change.

@@ -11,11 +11,11 @@ import pytest
 
 from memeval_core.pmb.case_table import CASE_SCHEMA, CaseTable
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.ingest import find_fixture_dir, iter_json_files, load_fixture, read_json, sniff
+from memeval_core.pmb.ingest import find_fixture_dir, load_fixture, read_json, sniff
 from memeval_core.pmb.models import SessionReport, SingleTurnReport
 from memeval_core.pmb.rescore import ScoredCase, rescore_session, rescore_single_turn
 from memeval_core.pmb.snapshot import CASES_SCHEMA
-from tests._data import PMB_DIR, require
+from tests._data import PMB_DIR, json_files, require
 
 
 def _real_cases(root: Path) -> list[tuple[ScoredCase, ...]]:
@@ -23,7 +23,7 @@ def _real_cases(root: Path) -> list[tuple[ScoredCase, ...]]:
     assert fixture_dir is not None
     fixture: PmbFixture = load_fixture(fixture_dir)
     out = []
-    for path in iter_json_files(root):
+    for path in json_files(root):
         raw = read_json(path, path.name)
         kind = sniff(raw.data)
         if kind == "single-turn-report":
@@ -92,7 +92,7 @@ def test_edge_values_survive() -> None:
     assert table.index_of("c1") == 0
     assert table.index_of("s1") is None
     assert table.index_of("nope") is None
-    assert table.pass_types() == [None, "structural", "active_retrieval", None]
+    assert table.values("pass_type") == [None, "structural", "active_retrieval", None]
     assert table.values("case_id") == ["c1", "s1", "s1", "c1"]
     assert table.values("questions", np.array([1, 0])) == [[], None]
     assert table.present("precision").tolist() == [False, True, False, False]

@@ -16,7 +16,7 @@ import pytest
 from memeval_core import file_pool, leaderboard, settings
 from memeval_core.pmb import ingest
 from memeval_core.pmb.ingest import PmbLoad, load_pmb, sniff
-from tests._data import PMB_DIR, require
+from tests._data import PMB_DIR, json_files, require
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,7 @@ def test_parallel_scoring_gives_the_serial_result(pmb: Path, monkeypatch: pytest
     serial = load_pmb(pmb)
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
-    assert file_pool.worker_count(list(ingest.iter_json_files(pmb))) == 2
+    assert file_pool.worker_count(json_files(pmb)) == 2
     parallel = load_pmb(pmb)
     assert leaderboard.rows(parallel.runs) == leaderboard.rows(serial.runs)
     assert _every_case(parallel) == _every_case(serial)
@@ -227,7 +227,7 @@ def test_dead_workers_fall_back_to_serial_scoring(pmb: Path, monkeypatch: pytest
 
 
 def test_worker_count_stays_serial_for_small_loads_or_when_told(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    paths = list(ingest.iter_json_files(pmb))
+    paths = json_files(pmb)
     monkeypatch.setenv(settings.WORKERS_ENV, "4")
     assert file_pool.worker_count(paths) == 1  # the public data is far below PARALLEL_MIN_BYTES
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)

@@ -25,7 +25,6 @@ from memeval_core.results import (
     Format,
     cached_headers,
     cached_load,
-    default_cache_dir,
     input_fingerprint,
     load_all_results,
     load_headers,
@@ -74,13 +73,13 @@ def _counting_cold(calls: list[int], value: object) -> object:
 
 def test_default_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "c"))
-    assert default_cache_dir() == tmp_path / "c"
+    assert settings.cache_dir() == tmp_path / "c"
     for off in ("", "off", "0"):
         monkeypatch.setenv("MEMEVAL_CACHE_DIR", off)
-        assert default_cache_dir() is None
+        assert settings.cache_dir() is None
     monkeypatch.delenv("MEMEVAL_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert default_cache_dir() == tmp_path / "xdg" / "memeval"
+    assert settings.cache_dir() == tmp_path / "xdg" / "memeval"
 
 
 def test_second_load_is_served_from_the_cache(tmp_path: Path) -> None:

@@ -27,8 +27,6 @@ from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import Benchmark, PmbRun
 from memeval_core.stats.bootstrap import BootstrapMethod
 
-OUTCOMES = ("both passed", "A wins", "B wins", "both failed")
-
 PAIR_COLUMNS = [
     "case_id",
     "turn_index",

@@ -33,7 +33,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from memeval_core import SCORING_VERSION, __version__, leaderboard, licences, parquet
+from memeval_core import SCORING_VERSION, __version__, leaderboard, licences, parquet, tree
 from memeval_core.errors import IngestError
 from memeval_core.export import space
 from memeval_core.export.models import (
@@ -51,6 +51,7 @@ from memeval_core.export.models import (
 )
 from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.pmb.run import BENCHMARKS
+from memeval_core.pmb.runs_table import runs_table
 from memeval_core.pmb.snapshot import cases_table, write_snapshot
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import LoadedRun, QaLoad, load_qa
@@ -151,9 +152,10 @@ def pmb_inputs(load: PmbLoad, results: Path, fixtures: Path | None) -> list[Inpu
 def pmb_tables(load: PmbLoad) -> list[PmbTable]:
     """One table per PMB suite that has runs, in the leaderboard page's row order."""
     sources = {r.identity.run_id: r.identity.source for r in load.runs}
+    table = runs_table(load.runs)
     tables = []
     for benchmark in BENCHMARKS:
-        rows = leaderboard.rows(load.runs, benchmark)
+        rows = leaderboard.table_rows(table, benchmark)
         if rows:
             tables.append(
                 PmbTable(
@@ -245,14 +247,6 @@ def build_leaderboard(source: ExportSource) -> Leaderboard:
 # --------------------------------------------------------------------------------------------
 # QA runs (memeval_core.qa)
 # --------------------------------------------------------------------------------------------
-
-
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 _QA_DETAILS_SCHEMA = pa.schema(
@@ -354,12 +348,12 @@ def _qa_inputs(results: Path, load: QaLoad) -> list[InputFile]:
         for rel in [*_source_files(r), *r.meta.metadata_sources]:
             p = results / rel
             if rel not in inputs and p.is_file():
-                inputs[rel] = InputFile(path=rel, sha256=_sha256_file(p), role="qa-run")
+                inputs[rel] = InputFile(path=rel, sha256=tree.file_sha256(p), role="qa-run")
     if load.locomo is not None and load.runs:
         src = Path(load.locomo.source)
         ds_rel = _relative(src, results) if src.is_absolute() else load.locomo.source
         if ds_rel is not None and (results / ds_rel).is_file():
-            inputs[ds_rel] = InputFile(path=ds_rel, sha256=_sha256_file(results / ds_rel), role="qa-run")
+            inputs[ds_rel] = InputFile(path=ds_rel, sha256=tree.file_sha256(results / ds_rel), role="qa-run")
     return list(inputs.values())
 
 

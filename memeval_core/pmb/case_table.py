@@ -106,10 +106,6 @@ class CaseTable:
         out: list[Any] = (values if rows is None else values.take(rows)).to_pylist()
         return out
 
-    def pass_types(self) -> list[str | None]:
-        """The pass type of every case (None when failed)."""
-        return self.values("pass_type")
-
     def index_of(self, case_id: str, turn_index: int | None = None) -> int | None:
         """Row of the case ``case_id`` (session: with ``turn_index``), or None when the run lacks it."""
         keys = zip(self.values("case_id"), self.values("turn_index"), strict=True)

@@ -142,12 +142,6 @@ def sniff(data: Any) -> Kind | None:
     return None
 
 
-def iter_json_files(root: Path) -> Iterator[Path]:
-    """Every readable ``*.json`` under root in walk order (see :mod:`memeval_core.tree`; no limits)."""
-    for entry in tree.walk(root, (".json",)).files:
-        yield root / entry.rel
-
-
 def _validation_error(rel: str, exc: ValidationError, what: str) -> IngestError:
     errs = exc.errors()
     first = errs[0]

@@ -167,19 +167,6 @@ def has_snapshot(directory: Path) -> bool:
     return all((directory / f).is_file() for f in (FIXTURE_FILE, RUNS_FILE, CASES_FILE))
 
 
-def _run_spans(run_ids: list[str]) -> dict[str, tuple[int, int]]:
-    """Each run's rows ``[start, stop)`` in the cases table, which holds a run's rows together."""
-    spans: dict[str, tuple[int, int]] = {}
-    start = 0
-    for run_id, rows in itertools.groupby(run_ids):
-        stop = start + sum(1 for _ in rows)
-        if run_id in spans:
-            raise SnapshotError(f"{CASES_FILE}: the rows of run {run_id!r} are not together")
-        spans[run_id] = (start, stop)
-        start = stop
-    return spans
-
-
 def versioned_document(path: Path, version: int = SNAPSHOT_VERSION) -> dict[str, Any]:
     """A JSON document of a snapshot (PMB or QA), checked: an object of layout ``version``. orjson refuses what no
     writer could write back (invalid UTF-8, lone surrogates, NaN); every problem is a :class:`SnapshotError`
@@ -212,7 +199,7 @@ def read_snapshot(directory: Path) -> PmbLoad:
     fixture = read_fixture(directory)
     runs_doc = versioned_document(directory / RUNS_FILE)
     table = parquet.read(directory / CASES_FILE)
-    spans = _run_spans(table.column("run_id").to_pylist())
+    spans = parquet.spans(table.column("run_id"), f"{CASES_FILE}: the rows of run")
     runs = []
     for r in runs_doc["runs"]:
         ident = RunIdentity(**r["identity"])

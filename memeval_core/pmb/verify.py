@@ -9,12 +9,11 @@ sentence naming the JSON path, the stated and the re-derived value.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from memeval_core.pmb.assertions import normalize_failure
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
-from memeval_core.pmb.rescore import Aggregate, ScoredCase, ScoredColumns, columns_of
+from memeval_core.pmb.rescore import Aggregate, ScoredColumns
 from memeval_core.rounding import js_round, ms, ratio
 
 TOLERANCE = 1e-9
@@ -103,29 +102,14 @@ def verify_ingestion(ing: Ingestion) -> list[str]:
     return m.items
 
 
-def sorted_normalized(failures: Sequence[str]) -> list[str]:
-    """``sorted(normalize_failure(f) for f in failures)``, normalizing only the messages that could carry a tag."""
-    ordered = sorted(failures)
-    # A tagged message starts with "[": sorted, those sit between "[" and "\\" (the next character).
-    lo = bisect_left(ordered, "[")
-    hi = bisect_left(ordered, "\\", lo)
-    if lo == hi:
-        return ordered
-    return sorted(ordered[:lo] + [normalize_failure(f) for f in ordered[lo:hi]] + ordered[hi:])
-
-
 def may_be_tagged(messages: Iterable[str]) -> bool:
     """True when a message starts with "[", as a tag :func:`normalize_failure` strips does."""
     return any(message.startswith("[") for message in messages)
 
 
-def verify_cases(cases: Sequence[ScoredCase], entry_index: dict[tuple[str, int | None], int]) -> list[str]:
-    """Mismatches between each case's stated verdict/metrics and the re-derived ones."""
-    return verify_columns(columns_of(cases), entry_index)
-
-
 def verify_columns(cols: ScoredColumns, entry_index: dict[tuple[str, int | None], int]) -> list[str]:
-    """:func:`verify_cases` of cases given as columns."""
+    """Mismatches between each case's stated verdict/metrics and the re-derived ones, of cases given as columns
+    (:func:`memeval_core.pmb.rescore.columns_of`)."""
     keys = list(zip(cols["case_id"], cols["turn_index"], strict=True))
     compared = ("passed", "precision", "recall", "failures", "drift", "noise_ids")
     # Most stated values equal the re-derived ones exactly, and equal values never mismatch: only the other cases
@@ -147,7 +131,7 @@ def verify_columns(cols: ScoredColumns, entry_index: dict[tuple[str, int | None]
         m.check(f"{path}.retrievalPrecision ({case_id})", cols["stated_precision"][i], cols["precision"][i])
         m.check(f"{path}.retrievalRecall ({case_id})", cols["stated_recall"][i], cols["recall"][i])
         stated_failures, failures = cols["stated_failures"][i], cols["failures"][i]
-        normalized = sorted_normalized(stated_failures)
+        normalized = sorted(normalize_failure(f) for f in stated_failures)
         if normalized != sorted(failures):
             extra = sorted(set(normalized) - set(failures))
             missing = sorted(set(failures) - set(stated_failures))
