@@ -54,8 +54,9 @@ cache = None if {cache!r} is None else Path({cache!r})
 pmb, qa = load_all_results(Path({pmb!r}), Path({qa!r}), None, None if {datasets!r} is None else Path({datasets!r}),
                            cache_dir=cache)
 t2 = time.perf_counter()
+from memeval_core.pmb.runs_table import runs_table
 digest = hashlib.sha256(json.dumps([
-    leaderboard.rows(pmb.runs),
+    leaderboard.table_rows(runs_table(pmb.runs)),
     [(r.run_id, r.score.accuracy, r.score.n_questions, r.publishable) for r in qa.runs],
     [str(e) for e in (*pmb.errors, *qa.errors)],
 ], sort_keys=True, default=str).encode()).hexdigest()

@@ -17,9 +17,8 @@ import pyarrow.compute as pc
 
 from memeval_core import csvsafe
 from memeval_core.pmb.pass_types import PASS_TYPES
-from memeval_core.pmb.run import Benchmark, PmbRun
-from memeval_core.pmb.runs_table import row_of
-from memeval_core.rounding import MS_DECIMALS, RATIO_DECIMALS, ms, ratio
+from memeval_core.pmb.run import Benchmark
+from memeval_core.rounding import MS_DECIMALS, RATIO_DECIMALS
 
 COLUMNS: tuple[str, ...] = (
     "run_id",
@@ -52,50 +51,12 @@ def sort_key(r: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def _drift(r: dict[str, Any]) -> float | None:
-    """A runs-table row's mean drift as a leaderboard shows it: session runs only."""
-    return ratio(r["mean_drift"]) if r["benchmark"] == "pmb-session" else None
-
-
-def _row(r: dict[str, Any]) -> dict[str, Any]:
-    """The leaderboard row of one runs-table row (its columns as Python values)."""
-    return {
-        "run_id": r["run_id"],
-        "display_name": r["display_name"],
-        "provider": r["provider"],
-        "benchmark": r["benchmark"],
-        "cases": r["cases"],
-        "passed": r["passed"],
-        "pass_types": {name: r[name] for name in PASS_TYPES},
-        "mean_precision": ratio(r["mean_precision"]),
-        "mean_recall": ratio(r["mean_recall"]),
-        "mean_drift": _drift(r),
-        "latency_mean_ms": ms(r["latency_mean_ms"]),
-        "latency_p50_ms": ms(r["latency_p50_ms"]),
-        "latency_p95_ms": ms(r["latency_p95_ms"]),
-        "ingestion_total_ms": ms(r["ingestion_total_ms"]),
-        "verified": not r["mismatches"],
-        "mismatches": r["mismatches"],
-    }
-
-
 _ROW_INPUTS = (
     "run_id", "display_name", "provider", "benchmark", "cases", "passed", *PASS_TYPES, "mean_precision",
     "mean_recall", "mean_drift", "latency_mean_ms", "latency_p50_ms", "latency_p95_ms", "ingestion_total_ms",
     "mismatches",
 )  # fmt: skip
 """The runs-table columns a leaderboard row reads (not the categories or provenance)."""
-
-
-def _ranked(out: list[dict[str, Any]], benchmark: Benchmark | None) -> list[dict[str, Any]]:
-    if benchmark is not None:
-        out = [r for r in out if r["benchmark"] == benchmark]
-    return sorted(out, key=_rank_key)
-
-
-def _rank_key(r: dict[str, Any]) -> tuple[Any, ...]:
-    """Single-turn runs first, then :func:`sort_key`."""
-    return (r["benchmark"] != "pmb-single-turn", *sort_key(r))
 
 
 RANK_ORDER: tuple[tuple[str, str], ...] = (
@@ -106,8 +67,9 @@ RANK_ORDER: tuple[tuple[str, str], ...] = (
     ("precision_or_zero", "descending"),  # -(r["mean_precision"] or 0.0)
     ("display_name", "ascending"),  # r["display_name"]
 )
-""":func:`_rank_key` (:func:`sort_key` after the benchmark) as sort keys over the columns of :func:`_rank_inputs`,
-in one stable sort: ties keep the table's order, as Python's ``sorted`` keeps the list's."""
+"""Rank order as sort keys over the columns of :func:`_rank_inputs`: single-turn runs first, then :func:`sort_key`
+(the comments give its terms), in one stable sort: ties keep the table's order, as Python's ``sorted`` keeps the
+list's (tests/_pmb_oracle.py ranks rows that way, one at a time)."""
 
 ROW_BATCH = 250
 """Rows converted to Python values at a time by :func:`row_batches`."""
@@ -122,8 +84,8 @@ def _js_round(values: pa.ChunkedArray, decimals: int) -> pa.ChunkedArray:
 
 
 def _row_columns(table: pa.Table) -> pa.Table:
-    """The columns of :data:`_ROW_INPUTS` with each number as :func:`_row` states it (rounded; drift of session
-    runs only)."""
+    """The columns of :data:`_ROW_INPUTS` with each number as a leaderboard row states it (ratios and durations
+    rounded by :mod:`memeval_core.rounding`; drift of session runs only)."""
     columns = {name: table[name] for name in _ROW_INPUTS}
     for name in ("mean_precision", "mean_recall"):
         columns[name] = _js_round(table[name], RATIO_DECIMALS)
@@ -134,13 +96,13 @@ def _row_columns(table: pa.Table) -> pa.Table:
 
 
 def _session_drift(table: pa.Table) -> pa.ChunkedArray:
-    """:func:`_drift` of every row: the rounded mean drift of session runs, null for the others."""
+    """The mean drift of every row as a leaderboard shows it: rounded for session runs, null for the others."""
     session = pc.equal(table["benchmark"], "pmb-session")
     return pc.if_else(session, _js_round(table["mean_drift"], RATIO_DECIMALS), pa.scalar(None, pa.float64()))
 
 
 def _rank_inputs(table: pa.Table) -> pa.Table:
-    """The columns :data:`RANK_ORDER` sorts, from a runs table's (rounded as :func:`_row` rounds them)."""
+    """The columns :data:`RANK_ORDER` sorts, from a runs table's (rounded as :func:`_row_columns` rounds them)."""
     return pa.table(
         {
             "later_benchmark": pc.not_equal(table["benchmark"], "pmb-single-turn"),
@@ -163,7 +125,8 @@ def rank_order(table: pa.Table, benchmark: Benchmark | None = None) -> pa.Array:
 
 
 def _batch_rows(shown: pa.Table) -> list[dict[str, Any]]:
-    """:func:`_row` of every row of :func:`_row_columns`'s, converted column by column."""
+    """The leaderboard row (keys of :data:`COLUMNS`) of every row of :func:`_row_columns`'s, converted column by
+    column: pass types as one dict, ``verified`` when there is no mismatch."""
     values = {name: shown[name].to_pylist() for name in shown.column_names}
     counts = zip(*(values[name] for name in PASS_TYPES), strict=True)
     values["pass_types"] = [dict(zip(PASS_TYPES, row, strict=True)) for row in counts]
@@ -174,8 +137,8 @@ def _batch_rows(shown: pa.Table) -> list[dict[str, Any]]:
 
 def row_batches(table: pa.Table, benchmark: Benchmark | None = None) -> Iterator[list[dict[str, Any]]]:
     """:func:`table_rows` in batches of :data:`ROW_BATCH`: one batch at a time is held as Python values, so
-    printing every row of a large table takes little memory. Ranked and rounded in Arrow; :func:`rows` is the
-    per-row oracle."""
+    printing every row of a large table takes little memory. Ranked and rounded in Arrow; tests/_pmb_oracle.py
+    holds the same rules row by row."""
     shown = _row_columns(table)
     order = rank_order(table, benchmark)
     for start in range(0, len(order), ROW_BATCH):
@@ -186,12 +149,6 @@ def table_rows(table: pa.Table, benchmark: Benchmark | None = None) -> list[dict
     """Leaderboard rows of a runs table (:mod:`memeval_core.pmb.runs_table`), best first, optionally for one
     benchmark. Only the columns a row shows are converted to Python values."""
     return [r for batch in row_batches(table, benchmark) for r in batch]
-
-
-def rows(runs: Sequence[PmbRun], benchmark: Benchmark | None = None) -> list[dict[str, Any]]:
-    """Leaderboard rows of runs, best first, optionally for one benchmark: the rows of their runs-table rows,
-    made in Python, one at a time: the readable oracle of :func:`table_rows`, which the CLI, app and export use."""
-    return _ranked([_row(row_of(r)) for r in runs], benchmark)
 
 
 def flat(r: dict[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity
 from memeval_core.pmb.runs_table import runs_table
 from memeval_core.pmb.snapshot import cases_table
+from tests._pmb_oracle import run_from_cases
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
 SEED = 20260627
@@ -83,7 +84,7 @@ def _case(case_id: str, passed: bool, precision: float | None, category: str = "
 
 def _run(name: str, cases: list[ScoredCase], benchmark: Benchmark = "pmb-single-turn") -> PmbRun:
     ident = RunIdentity(name, name, name, benchmark, f"{name}.json", "0" * 64)
-    return PmbRun.from_cases(ident, tuple(cases), RetrievalSummary(), None)
+    return run_from_cases(ident, tuple(cases), RetrievalSummary(), None)
 
 
 def test_tenure_vs_mem0_tenure_wins_every_discordant_case(pmb: PmbLoad) -> None:
@@ -283,7 +284,7 @@ def test_a_case_reported_twice_is_refused() -> None:
 def test_win_tie_loss_same_counts_whatever_the_case_order(pmb: PmbLoad) -> None:
     runs = _single(pmb)
     me, other = runs["tenure"], runs["mem0"]
-    shuffled = PmbRun.from_cases(other.identity, tuple(reversed(other.cases)), other.stated, other.ingestion)
+    shuffled = run_from_cases(other.identity, tuple(reversed(other.cases)), other.stated, other.ingestion)
     in_order = wtl([me, other], "tenure").drop(columns="other_run_id")
     reordered = wtl([me, shuffled], "tenure").drop(columns="other_run_id")
     pd.testing.assert_frame_equal(in_order, reordered)

@@ -11,6 +11,7 @@ from statsmodels.stats.proportion import proportion_confint
 from memeval_core.explore import home
 from memeval_core.pmb.runs_table import runs_table
 from memeval_core.results import load_all_results
+from tests import _pmb_oracle as oracle
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 77), (9, 77), (22, 77), (77, 77), (776, 1540), (1, 3)])
@@ -33,7 +34,6 @@ def boards(shared_data: Path) -> list[home.Board]:
 
 
 def test_pmb_boards_are_the_leaderboard_rows_of_their_suite(shared_data: Path) -> None:
-    from memeval_core import leaderboard
     from memeval_core.pmb.ingest import load_pmb
 
     if not (shared_data / "precisionmembench").is_dir():
@@ -43,7 +43,7 @@ def test_pmb_boards_are_the_leaderboard_rows_of_their_suite(shared_data: Path) -
         board = home.pmb_board(runs_table(runs), benchmark, None)
         assert board is not None
         got = board.frame[["rank", "run_id", "display_name", "items", "badge"]].to_dict("records")
-        rows = leaderboard.rows(runs, benchmark)  # the per-row oracle
+        rows = oracle.rows(runs, benchmark)  # the per-row oracle
         want = [
             {"rank": i, "run_id": r["run_id"], "display_name": r["display_name"], "items": r["cases"],
              "badge": home.verification_badge(len(r["mismatches"]))}

@@ -17,13 +17,13 @@ import jsonschema
 import pyarrow.parquet as pq
 import pytest
 
-from memeval_core import leaderboard
 from memeval_core.cli import main as publish_main
 from memeval_core.export import models
 from memeval_core.export.writer import ExportError, ExportResult, diff_exports, export, list_files, pmb_details
 from memeval_core.pmb.ingest import load_pmb
 from memeval_core.qa.snapshot import read_qa_snapshot
 from memeval_core.results import load_pmb_results
+from tests import _pmb_oracle as oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 EPOCH = "1767312000"  # 2026-01-02T00:00:00Z
@@ -96,7 +96,7 @@ def test_rows_carry_the_re_derived_numbers(exported: tuple[ExportResult, ExportR
 
 def test_rows_equal_the_leaderboard_rows(exported: tuple[ExportResult, ExportResult], pmb_results: Path) -> None:
     load = load_pmb(pmb_results)
-    expected = leaderboard.rows(load.runs)
+    expected = oracle.rows(load.runs)
     got = [r.model_dump(exclude={"rank", "source"}) for r in exported[0].board.pmb_rows()]
     assert got == expected
 
@@ -165,7 +165,7 @@ def test_details_have_one_row_per_case_with_run_id_and_name(exported: tuple[Expo
 
 def test_snapshot_reproduces_the_leaderboard(exported: tuple[ExportResult, ExportResult], pmb_results: Path) -> None:
     from_snapshot = load_pmb_results(exported[0].out / "data" / "snapshot")
-    assert leaderboard.rows(from_snapshot.runs) == leaderboard.rows(load_pmb(pmb_results).runs)
+    assert oracle.rows(from_snapshot.runs) == oracle.rows(load_pmb(pmb_results).runs)
 
 
 def test_no_local_path_or_secret_in_any_file(exported: tuple[ExportResult, ExportResult], pmb_results: Path) -> None:

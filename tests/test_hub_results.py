@@ -36,6 +36,7 @@ from memeval_core.pmb.ingest import PmbLoad
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import QaLoad
 from memeval_core.settings import hub_endpoint
+from tests import _pmb_oracle as oracle
 from tests.hub_standin import HUB_TOKEN, HubStandIn
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use 'content=<...>':DeprecationWarning")
@@ -157,7 +158,7 @@ def test_the_dataset_gives_the_folders_leaderboard_and_runs(
     outcome = push_runs(pmb, qa, DATASET, token=None)
     assert outcome.status == "committed" and (outcome.pmb_runs, outcome.qa_runs) == (len(pmb.runs), len(qa.runs))
     opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
-    assert leaderboard.table_rows(opened.pmb.table) == leaderboard.rows(pmb.runs)
+    assert leaderboard.table_rows(opened.pmb.table) == oracle.rows(pmb.runs)
     assert qa_leaderboard.rows(list(opened.qa.runs)) == qa_leaderboard.rows(list(qa.runs))
     run = pmb.runs[5]
     (back,) = opened.pmb.read_runs([run.identity.run_id])
@@ -331,11 +332,11 @@ def test_a_new_revision_fetches_only_the_new_parts_files(
     asked = [r.path for r in hub.requests[start:]]
     assert after.commit != before.commit
     assert asked and all(p.endswith(MANIFEST) or f"/{new_part}/" in p for p in asked), asked
-    assert leaderboard.table_rows(after.pmb.table) == leaderboard.rows(local[0].runs)
+    assert leaderboard.table_rows(after.pmb.table) == oracle.rows(local[0].runs)
     # A run of the old part is read where its headers were: whole, and the same as the folder's.
     old_run = first[0].runs[0]
     (read,) = after.pmb.read_runs([old_run.identity.run_id])
-    assert leaderboard.rows([read]) == leaderboard.rows([old_run])
+    assert oracle.rows([read]) == oracle.rows([old_run])
     assert not any(f"/{new_part}/" in r.path and r.path.endswith("cases.parquet") for r in hub.requests[start:])
 
 
@@ -352,7 +353,7 @@ def test_a_part_cached_at_a_commit_the_hub_lost_is_fetched_again(
     assert any(f"/{after.commit}/{old_part}/" in r.path for r in hub.requests[start:])
     old_run = first[0].runs[0]
     (read,) = after.pmb.read_runs([old_run.identity.run_id])  # its cases come from the commit that exists
-    assert leaderboard.rows([read]) == leaderboard.rows([old_run])
+    assert oracle.rows([read]) == oracle.rows([old_run])
 
 
 def test_a_changed_cached_file_is_fetched_again(hub: HubStandIn, local: tuple[PmbLoad, QaLoad], tmp_path: Path) -> None:
@@ -367,7 +368,7 @@ def test_a_changed_cached_file_is_fetched_again(hub: HubStandIn, local: tuple[Pm
     start = len(hub.requests)
     after = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
     assert any(r.path.endswith("pmb-runs.parquet") for r in hub.requests[start:])  # the Hub is asked again
-    assert leaderboard.table_rows(after.pmb.table) == leaderboard.rows(local[0].runs)
+    assert leaderboard.table_rows(after.pmb.table) == oracle.rows(local[0].runs)
 
 
 def test_pushing_the_same_runs_twice_commits_nothing_and_new_runs_add_a_part(
@@ -387,7 +388,7 @@ def test_pushing_the_same_runs_twice_commits_nothing_and_new_runs_add_a_part(
     assert rewritten == {MANIFEST, FRONT_FILE}  # no part is rewritten; the manifest and the home page are
     opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
     assert len(opened.manifest.parts) == 2
-    assert leaderboard.table_rows(opened.pmb.table) == leaderboard.rows(local[0].runs)
+    assert leaderboard.table_rows(opened.pmb.table) == oracle.rows(local[0].runs)
 
 
 def test_a_push_that_loses_a_race_retries_on_the_new_head(
@@ -414,7 +415,7 @@ def test_a_push_that_loses_a_race_retries_on_the_new_head(
     assert "after 1 concurrent push(es)" in outcome.describe()
     opened = open_dataset(HubLocation(DATASET), cache_dir=tmp_path / "cache")
     _front_covers(opened, tmp_path / "front")
-    assert sorted(leaderboard.table_rows(opened.pmb.table), key=str) == sorted(leaderboard.rows(local[0].runs), key=str)
+    assert sorted(leaderboard.table_rows(opened.pmb.table), key=str) == sorted(oracle.rows(local[0].runs), key=str)
     assert {q.run_id for q in opened.qa.runs} == {q.run_id for q in local[1].runs}
 
 

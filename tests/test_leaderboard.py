@@ -11,13 +11,14 @@ import pytest
 
 from memeval_core import leaderboard
 from memeval_core.pmb.ingest import load_pmb
+from tests import _pmb_oracle as oracle
 from tests._data import PMB_DIR, require
 
 
 @pytest.fixture(scope="module")
 def rows() -> dict[tuple[str, str], dict[str, object]]:
     load = load_pmb(require(PMB_DIR))
-    return {(r["benchmark"], r["display_name"]): r for r in leaderboard.rows(load.runs)}  # type: ignore[misc]
+    return {(r["benchmark"], r["display_name"]): r for r in oracle.rows(load.runs)}  # type: ignore[misc]
 
 
 # Upstream README, "Retrieval Precision" and "Pass type breakdown" tables (commit 18c7955).
@@ -88,7 +89,7 @@ def test_session_matches_upstream_readme(rows, name: str) -> None:  # type: igno
 
 
 def test_order_and_keys(rows) -> None:  # type: ignore[no-untyped-def]
-    ordered = leaderboard.rows(load_pmb(require(PMB_DIR)).runs)
+    ordered = oracle.rows(load_pmb(require(PMB_DIR)).runs)
     assert list(ordered[0]) == list(leaderboard.COLUMNS)
     assert ordered[0]["display_name"] == "tenure" and ordered[0]["benchmark"] == "pmb-single-turn"
     assert [r["benchmark"] for r in ordered] == ["pmb-single-turn"] * 13 + ["pmb-session"] * 11
@@ -97,7 +98,7 @@ def test_order_and_keys(rows) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_csv_and_json_round_trip() -> None:
-    rs = leaderboard.rows(load_pmb(require(PMB_DIR)).runs, "pmb-single-turn")
+    rs = oracle.rows(load_pmb(require(PMB_DIR)).runs, "pmb-single-turn")
     parsed = json.loads(b"".join(leaderboard.json_chunks([rs])))
     assert parsed == rs
     table = list(csv.DictReader(io.StringIO(leaderboard.to_csv(rs))))
@@ -117,7 +118,7 @@ def test_rows_of_the_runs_table_in_batches_are_the_rows_of_the_runs(
     runs = load_pmb(require(PMB_DIR)).runs
     monkeypatch.setattr(leaderboard, "ROW_BATCH", 5)  # 24 runs: five batches, the last one short
     batches = list(leaderboard.row_batches(runs_table(runs), benchmark))  # type: ignore[arg-type]
-    expected = leaderboard.rows(runs, benchmark)  # type: ignore[arg-type]
+    expected = oracle.rows(runs, benchmark)  # type: ignore[arg-type]
     assert [r for b in batches for r in b] == expected
     assert all(len(b) == 5 for b in batches[:-1]) and 0 < len(batches[-1]) <= 5
 
@@ -133,8 +134,8 @@ def test_ties_keep_the_order_of_the_runs_as_the_per_row_oracle_does() -> None:
     for name, value in keys.items():
         table = table.set_column(table.schema.get_field_index(name), name, pa.array([value] * len(table)))
     for benchmark in (None, "pmb-single-turn", "pmb-session"):
-        oracle = leaderboard._ranked([leaderboard._row(r) for r in table.to_pylist()], benchmark)  # type: ignore[arg-type]
-        assert leaderboard.table_rows(table, benchmark) == oracle  # type: ignore[arg-type]
+        want = oracle.ranked([oracle.leaderboard_row(r) for r in table.to_pylist()], benchmark)  # type: ignore[arg-type]
+        assert leaderboard.table_rows(table, benchmark) == want  # type: ignore[arg-type]
     in_table = table.select(["run_id", "benchmark"]).to_pylist()
     want = [r["run_id"] for b in ("pmb-single-turn", "pmb-session") for r in in_table if r["benchmark"] == b]
     assert [r["run_id"] for r in leaderboard.table_rows(table)] == want
@@ -159,7 +160,7 @@ def test_arrow_rounding_is_the_python_rounding_bit_for_bit() -> None:
 
 
 def test_json_batch_by_batch_is_the_standard_librarys_indented_text() -> None:
-    rs = leaderboard.rows(load_pmb(require(PMB_DIR)).runs)
+    rs = oracle.rows(load_pmb(require(PMB_DIR)).runs)
     odd = {**rs[0], "display_name": 'a "b"\n]\n  [c\u2028', "mismatches": ["x\n]", "[", "\x1f é"]}
     rs = [*rs, odd]
     for batches in ([rs], [rs[:1]], [], [[]], [rs[:5], [], rs[5:6], rs[6:]], [[odd], [odd]]):

@@ -13,9 +13,10 @@ from memeval_core.pmb.case_table import CASE_SCHEMA, CaseTable
 from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import find_fixture_dir, load_fixture, read_json, sniff
 from memeval_core.pmb.models import SessionReport, SingleTurnReport
-from memeval_core.pmb.rescore import ScoredCase, rescore_session, rescore_single_turn
+from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.snapshot import CASES_SCHEMA
 from tests._data import PMB_DIR, json_files, require
+from tests._pmb_oracle import rescore_session, rescore_single_turn, table_from_cases
 
 
 def _real_cases(root: Path) -> list[tuple[ScoredCase, ...]]:
@@ -74,7 +75,7 @@ def _case(**changes: object) -> ScoredCase:
 def test_every_real_case_round_trips_exactly(real: list[tuple[ScoredCase, ...]]) -> None:
     assert len(real) == 24
     for cases in real:
-        table = CaseTable.from_cases(cases)
+        table = table_from_cases(cases)
         assert table.n == len(cases)
         assert table.cases() == cases
         assert tuple(table.case(i) for i in range(len(cases))) == cases
@@ -83,7 +84,7 @@ def test_every_real_case_round_trips_exactly(real: list[tuple[ScoredCase, ...]])
 
 def test_edge_values_survive() -> None:
     cases = _edge_cases()
-    table = CaseTable.from_cases(cases)
+    table = table_from_cases(cases)
     assert table.cases() == cases
     assert table.cases([2, 0]) == (cases[2], cases[0])
     assert table.cases([]) == ()
@@ -117,7 +118,7 @@ def _edge_cases() -> tuple[ScoredCase, ...]:
 
 def test_the_ipc_bytes_a_worker_sends_give_the_same_cases(real: list[tuple[ScoredCase, ...]]) -> None:
     for cases in (*real[:3], _edge_cases(), ()):
-        table = CaseTable.from_cases(cases)
+        table = table_from_cases(cases)
         back = CaseTable.from_ipc(pickle.loads(pickle.dumps(table.ipc())))
         assert back.arrow.equals(table.arrow) and back.cases() == cases
 
@@ -125,7 +126,7 @@ def test_the_ipc_bytes_a_worker_sends_give_the_same_cases(real: list[tuple[Score
 def test_a_runs_rows_of_a_larger_table_make_its_table(real: list[tuple[ScoredCase, ...]]) -> None:
     """A snapshot's cases table holds many runs in chunks (row groups): one run's rows may span two."""
     parts = [*real[:4], _edge_cases()]
-    batches = [CaseTable.from_cases(cases).arrow for cases in parts]
+    batches = [table_from_cases(cases).arrow for cases in parts]
     whole = pa.Table.from_batches(batches).add_column(0, "run_id", pa.array(["r"] * sum(b.num_rows for b in batches)))
     start = len(real[0]) - 2  # the last two cases of the first run and the whole second run
     rows = CaseTable.from_arrow(whole.slice(start, len(real[1]) + 2))

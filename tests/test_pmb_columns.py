@@ -1,4 +1,4 @@
-"""The columnar scoring path a load takes gives exactly what the per-case functions give."""
+"""The columnar scoring path a load takes gives exactly what the per-case functions of tests/_pmb_oracle.py give."""
 
 from __future__ import annotations
 
@@ -24,19 +24,16 @@ from memeval_core.pmb.rescore import (
     AGGREGATED,
     FIELD_NAMES,
     ScoredCase,
-    aggregate,
     aggregate_columns,
     columns,
-    columns_of,
     picked,
-    rescore_session,
-    rescore_single_turn,
     session_rows,
     single_turn_rows,
 )
 from memeval_core.pmb.session import check_prepared_turn, check_turn, prepare_turn
 from memeval_core.pmb.verify import may_be_tagged, verify_columns
 from tests._data import PMB_DIR, json_files, require
+from tests._pmb_oracle import aggregate, columns_of, rescore_session, rescore_single_turn
 
 
 @cache

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from memeval_core import file_pool, leaderboard, settings
+from memeval_core import file_pool, settings
 from memeval_core.pmb import ingest
 from memeval_core.pmb.ingest import PmbLoad, load_pmb, sniff
+from tests import _pmb_oracle as oracle
 from tests._data import PMB_DIR, json_files, require
 
 
@@ -207,7 +208,7 @@ def test_parallel_scoring_gives_the_serial_result(pmb: Path, monkeypatch: pytest
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     assert file_pool.worker_count(json_files(pmb)) == 2
     parallel = load_pmb(pmb)
-    assert leaderboard.rows(parallel.runs) == leaderboard.rows(serial.runs)
+    assert oracle.rows(parallel.runs) == oracle.rows(serial.runs)
     assert _every_case(parallel) == _every_case(serial)
     assert [str(e) for e in parallel.errors] == [str(e) for e in serial.errors]
     assert parallel.skipped == serial.skipped
@@ -223,7 +224,7 @@ def test_dead_workers_fall_back_to_serial_scoring(pmb: Path, monkeypatch: pytest
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     # Each worker dies at its first file, so the pool breaks before any result.
     monkeypatch.setattr(ingest, "_load_file_in_worker", _die)
-    assert leaderboard.rows(load_pmb(pmb).runs) == leaderboard.rows(serial.runs)
+    assert oracle.rows(load_pmb(pmb).runs) == oracle.rows(serial.runs)
 
 
 def test_worker_count_stays_serial_for_small_loads_or_when_told(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -241,7 +242,7 @@ def test_worker_count_stays_serial_for_small_loads_or_when_told(pmb: Path, monke
 
 
 def _load_in_a_daemon(pmb: Path) -> list[dict[str, object]]:
-    return leaderboard.rows(load_pmb(pmb).runs)
+    return oracle.rows(load_pmb(pmb).runs)
 
 
 def test_a_daemonic_process_scores_every_report_itself(pmb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -249,7 +250,7 @@ def test_a_daemonic_process_scores_every_report_itself(pmb: Path, monkeypatch: p
     monkeypatch.setattr(file_pool, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv(settings.WORKERS_ENV, "2")
     with multiprocessing.get_context("fork").Pool(1) as pool:
-        assert pool.apply(_load_in_a_daemon, (pmb,)) == leaderboard.rows(load_pmb(pmb).runs)
+        assert pool.apply(_load_in_a_daemon, (pmb,)) == oracle.rows(load_pmb(pmb).runs)
 
 
 def test_the_first_bad_entry_in_file_order_is_the_error(results_with) -> None:  # type: ignore[no-untyped-def]

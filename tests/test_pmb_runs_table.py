@@ -17,6 +17,7 @@ from memeval_core.errors import SnapshotError
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.runs_table import RUNS_SCHEMA, runs_table
 from memeval_core.pmb.snapshot import RUNS_TABLE_FILE, read_runs_table, write_snapshot
+from tests import _pmb_oracle as oracle
 from tests._data import PMB_DIR, PROJECT, require
 
 
@@ -34,9 +35,9 @@ def snap(tmp_path: Path, load: PmbLoad) -> Path:
 def test_the_runs_table_alone_gives_every_leaderboard_row(snap: Path, load: PmbLoad) -> None:
     table = read_runs_table(snap)
     assert table.num_rows == len(load.runs)
-    assert leaderboard.table_rows(table) == leaderboard.rows(load.runs)
+    assert leaderboard.table_rows(table) == oracle.rows(load.runs)
     for benchmark in ("pmb-single-turn", "pmb-session"):
-        assert leaderboard.table_rows(table, benchmark) == leaderboard.rows(load.runs, benchmark)
+        assert leaderboard.table_rows(table, benchmark) == oracle.rows(load.runs, benchmark)
 
 
 def _rewrite(snap: Path, table: pa.Table) -> None:
@@ -47,7 +48,7 @@ def test_a_table_of_other_scoring_code_is_rebuilt_from_the_cases(snap: Path, loa
     stale = runs_table(load.runs)
     stale = stale.set_column(stale.schema.get_field_index("passed"), "passed", pa.array([0] * stale.num_rows))
     _rewrite(snap, stale.replace_schema_metadata({b"memeval.runs_table": b"1", b"memeval.scoring_version": b"old"}))
-    assert leaderboard.table_rows(read_runs_table(snap)) == leaderboard.rows(load.runs)
+    assert leaderboard.table_rows(read_runs_table(snap)) == oracle.rows(load.runs)
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from memeval_core.pmb.ingest import load_pmb, scan_pmb
 from memeval_core.pmb.run import PmbRun
 from memeval_core.pmb.runs_table import runs_table
 from memeval_core.pmb.snapshot import has_snapshot, open_snapshot, read_snapshot, write_runs, write_snapshot
+from tests import _pmb_oracle as oracle
 from tests._data import PMB_DIR, require
 
 
@@ -25,7 +26,7 @@ def test_round_trip_is_exact_and_deterministic(tmp_path: Path) -> None:
     paths = write_snapshot(load, tmp_path / "a")
     assert has_snapshot(tmp_path / "a")
     back = read_snapshot(tmp_path / "a")
-    assert leaderboard.rows(back.runs) == leaderboard.rows(load.runs)
+    assert oracle.rows(back.runs) == oracle.rows(load.runs)
     assert [r.cases for r in back.runs] == [r.cases for r in load.runs]
     assert back.fixture is not None and load.fixture is not None
     assert back.fixture.cases == load.fixture.cases
@@ -41,7 +42,7 @@ def test_results_loader_prefers_a_snapshot(tmp_path: Path) -> None:
 
     load = load_pmb(require(PMB_DIR))
     write_snapshot(load, tmp_path)
-    assert leaderboard.rows(load_pmb_results(tmp_path).runs) == leaderboard.rows(load.runs)
+    assert oracle.rows(load_pmb_results(tmp_path).runs) == oracle.rows(load.runs)
 
 
 def _same_run(a: PmbRun, b: PmbRun) -> None:
@@ -60,7 +61,7 @@ def test_runs_read_one_at_a_time_equal_the_whole_read(
     load = load_pmb(require(PMB_DIR))
     write_snapshot(load, tmp_path / "a")
     opened = snapshot.open_snapshot(tmp_path / "a")
-    assert leaderboard.table_rows(opened.table) == leaderboard.rows(load.runs)
+    assert leaderboard.table_rows(opened.table) == oracle.rows(load.runs)
     assert opened.fixture is not None and load.fixture is not None
     assert opened.fixture.cases == load.fixture.cases
     ids = [r.identity.run_id for r in load.runs]
@@ -86,7 +87,7 @@ def test_a_snapshot_without_a_current_runs_table_is_opened_from_a_whole_read(tmp
     write_snapshot(load, tmp_path / "a")
     (tmp_path / "a" / snapshot.RUNS_TABLE_FILE).unlink()
     opened = snapshot.open_snapshot(tmp_path / "a")
-    assert leaderboard.table_rows(opened.table) == leaderboard.rows(load.runs)
+    assert leaderboard.table_rows(opened.table) == oracle.rows(load.runs)
     _same_run(opened.read_runs([load.runs[3].identity.run_id])[0], load.runs[3])
 
 

@@ -31,6 +31,7 @@ from memeval_core.results import (
     load_pmb_results,
     load_qa_results,
 )
+from tests import _pmb_oracle as oracle
 from tests._data import PMB_DIR, SHARED_DATA, require
 
 OLD_NS = 1_700_000_000 * 10**9
@@ -193,7 +194,7 @@ def test_pmb_warm_load_equals_cold_load(tmp_path: Path) -> None:
     first = load_pmb_results(pmb, cache_dir=cache)
     assert any(cache.iterdir())
     warm = load_pmb_results(pmb, cache_dir=cache)
-    assert leaderboard.rows(warm.runs) == leaderboard.rows(cold.runs) == leaderboard.rows(first.runs)
+    assert oracle.rows(warm.runs) == oracle.rows(cold.runs) == oracle.rows(first.runs)
     assert [r.cases for r in warm.runs] == [r.cases for r in cold.runs]
     assert warm.errors == cold.errors and warm.skipped == cold.skipped
     assert warm.fixture is not None and cold.fixture is not None
@@ -242,7 +243,7 @@ def test_qa_results_are_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def _pmb_same(a: PmbLoad, b: PmbLoad) -> None:
-    assert leaderboard.rows(a.runs) == leaderboard.rows(b.runs)
+    assert oracle.rows(a.runs) == oracle.rows(b.runs)
     assert [r.cases for r in a.runs] == [r.cases for r in b.runs]
     assert a.errors == b.errors and a.skipped == b.skipped
 
@@ -294,7 +295,7 @@ def test_header_only_load_gives_the_full_loads_leaderboard(tmp_path: Path) -> No
     """Cold, warm (runs table and run lines alone) and from an export's snapshot: the same rows as the full load."""
     root = require(SHARED_DATA)
     pmb, qa = load_all_results(root, root, cache_dir=None)
-    want = (leaderboard.rows(pmb.runs), qa_leaderboard.rows(qa.runs))
+    want = (oracle.rows(pmb.runs), qa_leaderboard.rows(qa.runs))
     cache = tmp_path / "cache"
     for _ in ("cold", "warm"):
         pmb_h, qa_h = load_headers(root, root, cache_dir=cache)
@@ -462,7 +463,7 @@ def test_a_process_that_can_start_no_workers_loads_a_large_folder_apart(
     monkeypatch.setattr(file_pool, "run_apart", spy)
     pmb_h, qa_h = load_headers(root, root, cache_dir=None if cache is None else tmp_path / cache)
     assert apart == [None, None]  # the PMB load, then the QA load, each in a process of its own that succeeded
-    assert leaderboard.table_rows(pmb_h.table) == leaderboard.rows(pmb.runs)
+    assert leaderboard.table_rows(pmb_h.table) == oracle.rows(pmb.runs)
     assert qa_leaderboard.rows(qa_h.runs) == qa_leaderboard.rows(qa.runs)
     assert (pmb_h.errors, pmb_h.skipped, qa_h.errors, qa_h.skipped) == (pmb.errors, pmb.skipped, qa.errors, qa.skipped)
     assert qa_h.read_runs([r.run_id for r in qa.runs[:3]]) == qa.runs[:3]
@@ -485,7 +486,7 @@ def test_when_the_load_s_own_process_fails_this_one_loads(tmp_path: Path, monkey
     monkeypatch.setattr(file_pool, "run_apart", killed_midway)
     headers = results.load_pmb_headers(root, cache_dir=tmp_path / "cache")
     assert len(calls) == 1
-    assert leaderboard.table_rows(headers.table) == leaderboard.rows(pmb.runs)
+    assert leaderboard.table_rows(headers.table) == oracle.rows(pmb.runs)
     (entry,) = [p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]
     assert not (entry / "half-written.parquet").exists()
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memeval_core import __version__, leaderboard
+from memeval_core import __version__
 from memeval_core.cli import main
 from memeval_core.explore.run_view import pmb_view
 from memeval_core.pmb.ingest import load_pmb
 from memeval_core.pmb.runs_table import runs_table
 from memeval_core.wrappers.sqlite_fts import SqliteFts
+from tests import _pmb_oracle as oracle
 from tests._runner import FIXTURE_DIR, run, serving
 
 SCORES = {  # pinned so that a change to the runner or the wrapper that moves a figure is seen
@@ -42,7 +43,7 @@ def test_sqlite_fts_from_wrapper_to_leaderboard(tmp_path: Path, capsys: object) 
     results = tmp_path / "results"
     assert main(["add", "--results", str(results), "--fixtures", str(FIXTURE_DIR), *map(str, paths)]) == 0
     stored = load_pmb(results, FIXTURE_DIR)
-    rows = leaderboard.rows(stored.runs)
+    rows = oracle.rows(stored.runs)
     assert {(r["display_name"], r["benchmark"], r["passed"]) for r in rows} == {
         ("sqlite-fts", "pmb-single-turn", 43),
         ("sqlite-fts", "pmb-session", 5),

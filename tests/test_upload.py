@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memeval_core import leaderboard
 from memeval_core.pmb.ingest import load_pmb
 from memeval_core.upload import preview, validate_any
+from tests import _pmb_oracle as oracle
 from tests._data import PMB_DIR, SHARED_DATA, require
 
 MEMOBASE_0503 = SHARED_DATA / "memobase/docs/experiments/locomo-benchmark/fixture/memobase/memobase_eval_0503_3000.json"
@@ -15,7 +15,7 @@ MEMOBASE_0503 = SHARED_DATA / "memobase/docs/experiments/locomo-benchmark/fixtur
 
 def test_pmb_report_is_placed_among_existing_runs() -> None:
     load = load_pmb(require(PMB_DIR))
-    existing = leaderboard.rows([r for r in load.runs if r.identity.provider != "gbrain"])
+    existing = oracle.rows([r for r in load.runs if r.identity.provider != "gbrain"])
     data = (PMB_DIR / "test-results/baseline/retrieval-report-gbrain.json").read_bytes()
     p = preview("my gbrain.json", data, load.fixture, existing, [])
     assert p.ok and p.kind == "pmb" and p.safe_name == "my-gbrain.json"

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from memeval_core.pmb.rescore import ScoredCase, ScoredColumns, columns_of
+from memeval_core.pmb.rescore import ScoredCase, ScoredColumns
 
 _TYPES: dict[str, pa.DataType] = {
     "str": pa.string(),
@@ -46,13 +46,8 @@ class CaseTable:
     """One row per case, with the columns of :data:`CASE_SCHEMA`."""
 
     @classmethod
-    def from_cases(cls, cases: Sequence[ScoredCase]) -> CaseTable:
-        """The table of ``cases``, in order."""
-        return cls.from_columns(columns_of(cases))
-
-    @classmethod
     def from_columns(cls, cols: ScoredColumns) -> CaseTable:
-        """:meth:`from_cases` of cases given as columns (see :func:`~memeval_core.pmb.rescore.columns`)."""
+        """The table of cases given as columns (see :func:`~memeval_core.pmb.rescore.columns`), in order."""
         return cls(pa.RecordBatch.from_pydict({name: cols[name] for name in CASE_SCHEMA.names}, schema=CASE_SCHEMA))
 
     @classmethod

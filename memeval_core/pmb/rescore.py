@@ -1,8 +1,11 @@
 """Re-score a PMB report from its raw returned ids against the fixture, and aggregate it.
 
 Per-case scoring lives in :mod:`assertions` and :mod:`session`; this module applies it to every
-entry of a report and aggregates the results the way ``buildRetrievalReport.ts`` does (means over
-non-null values, nearest-rank latency percentiles, categories by case count).
+entry of a report, given as columns, and aggregates the results the way ``buildRetrievalReport.ts`` does
+(means over non-null values, nearest-rank latency percentiles, categories by case count).
+
+tests/_pmb_oracle.py holds the same rules case by case, over report models and :class:`ScoredCase` objects; the
+tests hold the column code here to it.
 """
 
 from __future__ import annotations
@@ -11,16 +14,14 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from operator import attrgetter
 from typing import Any
 
 from memeval_core.latency import LatencySummary, summarize
-from memeval_core.pmb.assertions import check_case, check_fields, unique
+from memeval_core.pmb.assertions import check_fields
 from memeval_core.pmb.entries import Columns
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.models import SessionReport, SingleTurnReport
 from memeval_core.pmb.pass_types import PASS_TYPES, PassType, classify_pass
-from memeval_core.pmb.session import check_prepared_turn, check_turn
+from memeval_core.pmb.session import check_prepared_turn
 
 
 @dataclass(frozen=True)
@@ -90,12 +91,11 @@ ScoredColumns = dict[str, tuple[Any, ...]]
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in fields(ScoredCase))
 """The fields of :class:`ScoredCase`, in constructor order."""
 
-_ALL_FIELDS = attrgetter(*FIELD_NAMES)
-
 
 def single_turn_rows(entries: Columns, fixture: PmbFixture) -> list[ScoredRow]:
-    """:func:`rescore_single_turn` of a report's entries given as columns (see :mod:`~memeval_core.pmb.entries`),
-    as rows: a load packs them into columns without a :class:`ScoredCase` each."""
+    """Every case of a single-turn report re-derived (case ids must exist in the fixture), from the report's
+    entries given as columns (see :mod:`~memeval_core.pmb.entries`), in report order, as rows: a load packs them
+    into columns without a :class:`ScoredCase` each."""
     out: list[ScoredRow] = []
     prepared = fixture.prepared_cases
     for case_id, stated_category, pinned, returned, questions, stated_failures, latency, *stated in zip(
@@ -158,7 +158,8 @@ def turn_order(entries: Columns) -> list[int]:
 
 
 def session_rows(entries: Columns, fixture: PmbFixture) -> list[ScoredRow]:
-    """:func:`rescore_session` of a report's entries given as columns, as rows, in (case, turn index) order."""
+    """Every turn of a session report re-derived, from the report's entries given as columns, as rows, in
+    (case, turn index) order."""
     out: list[ScoredRow] = []
     prepared = fixture.prepared_turns
     order = turn_order(entries)
@@ -227,100 +228,11 @@ def session_rows(entries: Columns, fixture: PmbFixture) -> list[ScoredRow]:
     return out
 
 
-def rescore_single_turn(report: SingleTurnReport, fixture: PmbFixture) -> tuple[ScoredCase, ...]:
-    """Re-derive every case of a single-turn report (case ids must exist in the fixture), case by case.
-
-    The readable form of what a load does over columns (:func:`single_turn_rows`); tests hold one to the other.
-    """
-    out: list[ScoredCase] = []
-    for e in report.cases:
-        case = fixture.case_by_id[e.case_id]
-        chk = check_case(
-            case, e.pinned_beliefs, e.relevant_beliefs, e.retrieved_questions, e.failures, fixture.pinned_in_seed
-        )
-        out.append(
-            ScoredCase(
-                case_id=e.case_id,
-                turn_index=None,
-                label="",
-                category=case.category,
-                stated_category=e.category or case.category,
-                description=case.description,
-                pinned=tuple(e.pinned_beliefs),
-                relevant=tuple(unique(e.relevant_beliefs)),
-                questions=tuple(e.retrieved_questions),
-                passed=chk.passed,
-                pass_type=classify_pass(chk.passed, chk.precision, case.category),
-                precision=chk.precision,
-                recall=chk.recall,
-                pinned_coverage=chk.pinned_coverage,
-                drift=None,
-                noise_ids=(),
-                returned_nothing=not e.relevant_beliefs,
-                failures=chk.failures + chk.persona_failures,
-                taken_from_report=chk.persona_failures,
-                latency_ms=e.retrieval_latency_ms,
-                stated_passed=e.passed,
-                stated_precision=e.retrieval_precision,
-                stated_recall=e.retrieval_recall,
-                stated_failures=tuple(e.failures),
-                stated_drift=None,
-                stated_noise_ids=(),
-            )
-        )
-    return tuple(out)
-
-
-def rescore_session(report: SessionReport, fixture: PmbFixture) -> tuple[ScoredCase, ...]:
-    """Re-derive every turn of a session report, in (case, turn index) order, turn by turn (see
-    :func:`rescore_single_turn`)."""
-    out: list[ScoredCase] = []
-    for e in sorted(report.cases, key=lambda e: (e.case_id, e.turn_index)):
-        turn = fixture.turn_by_key[(e.case_id, e.turn_index)]
-        chk = check_turn(turn, e.retrieved_belief_ids, e.pinned_belief_ids, e.retrieved_questions, e.failures)
-        out.append(
-            ScoredCase(
-                case_id=e.case_id,
-                turn_index=e.turn_index,
-                label=turn.label,
-                category=e.category,
-                stated_category=e.category,
-                description=turn.user_message,
-                pinned=tuple(e.pinned_belief_ids),
-                relevant=tuple(unique(e.retrieved_belief_ids)),
-                questions=None if e.retrieved_questions is None else tuple(e.retrieved_questions),
-                passed=chk.passed,
-                pass_type=classify_pass(chk.passed, chk.precision, e.category),
-                precision=chk.precision,
-                recall=chk.recall,
-                pinned_coverage=None,
-                drift=chk.drift,
-                noise_ids=chk.noise_ids,
-                returned_nothing=chk.returned_nothing,
-                failures=chk.failures + chk.report_failures,
-                taken_from_report=chk.report_failures,
-                latency_ms=e.retrieval_latency_ms,
-                stated_passed=e.passed,
-                stated_precision=e.retrieval_precision,
-                stated_recall=e.retrieval_recall,
-                stated_failures=tuple(e.failures),
-                stated_drift=e.drift_score,
-                stated_noise_ids=tuple(e.noise_belief_ids),
-            )
-        )
-    return tuple(out)
-
-
 def columns(rows: Sequence[ScoredRow]) -> ScoredColumns:
     """Rows transposed into one tuple per field."""
     if not rows:
         return dict.fromkeys(FIELD_NAMES, ())
     return dict(zip(FIELD_NAMES, zip(*rows, strict=True), strict=True))
-
-
-def columns_of(cases: Sequence[ScoredCase]) -> ScoredColumns:
-    """The fields of ``cases`` as columns."""
-    return columns(list(map(_ALL_FIELDS, cases)))
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -371,15 +283,6 @@ class Aggregate:
         return self.passed / self.cases if self.cases else None
 
 
-def aggregate(cases: Sequence[ScoredCase], *, stated_categories: bool = False) -> Aggregate:
-    """Aggregate re-derived cases into run-level numbers.
-
-    ``stated_categories`` groups by the category each entry of the report states instead of the
-    fixture's, which is how a report's own category block must be checked.
-    """
-    return aggregate_columns(columns_of(cases), stated_categories=stated_categories)
-
-
 def picked(rows: Sequence[int], *columns: Sequence[Any]) -> list[tuple[Any, ...]]:
     """The values at ``rows`` of each column."""
     return [tuple(col[row] for row in rows) for col in columns]
@@ -390,7 +293,13 @@ AGGREGATED = ("category", "stated_category", "passed", "pass_type", "precision",
 
 
 def aggregate_columns(cols: ScoredColumns, *, stated_categories: bool = False) -> Aggregate:
-    """:func:`aggregate` of cases given as columns."""
+    """Aggregate re-derived cases, given as columns, into run-level numbers: passes by type, means over non-null
+    precisions, recalls and drifts, the latency summary, and per-category numbers, largest category first (ties:
+    first appearance).
+
+    ``stated_categories`` groups by the category each entry of the report states instead of the
+    fixture's, which is how a report's own category block must be checked.
+    """
     types: dict[str, int] = dict.fromkeys(PASS_TYPES, 0)
     for t, count in Counter(cols["pass_type"]).items():
         if t is not None:

@@ -109,7 +109,7 @@ def may_be_tagged(messages: Iterable[str]) -> bool:
 
 def verify_columns(cols: ScoredColumns, entry_index: dict[tuple[str, int | None], int]) -> list[str]:
     """Mismatches between each case's stated verdict/metrics and the re-derived ones, of cases given as columns
-    (:func:`memeval_core.pmb.rescore.columns_of`)."""
+    (:func:`memeval_core.pmb.rescore.columns`)."""
     keys = list(zip(cols["case_id"], cols["turn_index"], strict=True))
     compared = ("passed", "precision", "recall", "failures", "drift", "noise_ids")
     # Most stated values equal the re-derived ones exactly, and equal values never mismatch: only the other cases
