@@ -22,7 +22,7 @@ import json
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 from urllib.parse import quote
@@ -287,12 +287,11 @@ def upstream_record(upstream: Sequence[Upstream]) -> dict[str, str | None]:
     """
     if not upstream:
         return {"upstream_repository": None, "upstream_commit": None, "upstream_path": None, "licence": None}
-    first = upstream[0].entry
     return {
         "upstream_repository": " + ".join(dict.fromkeys(u.entry.repository_url for u in upstream)),
         "upstream_commit": " + ".join(dict.fromkeys(u.entry.commit for u in upstream)),
         "upstream_path": " + ".join(u.entry.path for u in upstream),
-        "licence": " + ".join(dict.fromkeys(u.entry.licence for u in upstream)) or first.licence,
+        "licence": " + ".join(dict.fromkeys(u.entry.licence for u in upstream)),
     }
 
 
@@ -441,11 +440,7 @@ def _entry(shared: Path, rel: str, role: Role, prov: Provenance) -> CatalogueEnt
         raise CatalogueError(f"{prov.file}: states git blob {stated_blob} for {path}, but {rel} is another blob")
     return CatalogueEntry(
         target=rel,
-        kind=role.kind,
-        benchmark=role.benchmark,
-        system=role.system,
-        variant=role.variant,
-        importer=role.importer,
+        **asdict(role),
         repository=prov.repository,
         commit=prov.commit,
         path=path,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from memeval_core import __version__
 from memeval_core.judge import output
 from memeval_core.judge.cache import CacheError, CallKey, VerdictCache
 from memeval_core.judge.client import DEFAULT_BASE_URL, JudgeError, OpenAIJudge, RetryPolicy, public_url, scrub
@@ -161,7 +162,7 @@ def _judge_one(job: Job, args: argparse.Namespace, client: OpenAIJudge, cache: V
         temperature=0.0,
         seed=client.seed,
         date=output.now(),
-        memeval_version=output.version(),
+        memeval_version=__version__,
         calls=counts.calls,
         cache_hits=counts.hits,
         tokens_in=counts.tokens_in,

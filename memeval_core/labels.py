@@ -37,8 +37,7 @@ class Label:
     """The kind of value, which decides its format (see the module docstring)."""
 
 
-def _l(text: str, help: str, kind: Kind = "text") -> Label:
-    return Label(text, help, kind)
+_l = Label
 
 
 LABELS: dict[str, Label] = {

@@ -123,15 +123,13 @@ def rows_equal(table: pa.Table, equal: Mapping[str, object]) -> pa.ChunkedArray:
     return functools.reduce(pc.and_, masks).fill_null(False)
 
 
-def read_where(path: Path, equal: Mapping[str, object], columns: Sequence[str] | None = None) -> pa.Table:
+def read_where(path: Path, equal: Mapping[str, object]) -> pa.Table:
     """The rows of the table in ``path`` whose columns ``equal`` hold the values given (None: null), read one row
     group at a time: memory holds one decoded row group and the rows kept, whatever the size of the file."""
     with pq.ParquetFile(path) as f:
-        names = None if columns is None else list(columns)
         kept = []
         for i in range(f.metadata.num_row_groups):
             mask = rows_equal(f.read_row_group(i, columns=list(equal)), equal)
             if pc.any(mask).as_py():
-                kept.append(f.read_row_group(i, columns=names).filter(mask))
-        empty = f.schema_arrow.empty_table()
-        return pa.concat_tables(kept) if kept else (empty if names is None else empty.select(names))
+                kept.append(f.read_row_group(i).filter(mask))
+        return pa.concat_tables(kept) if kept else f.schema_arrow.empty_table()

@@ -357,7 +357,9 @@ def _errors_doc(errors: Sequence[IngestError]) -> list[dict[str, str]]:
 
 
 def _load_doc(folder: Path) -> dict[str, Any]:
+    """``load.json``, its errors as :class:`IngestError` again (the inverse of :func:`_errors_doc`)."""
     doc: dict[str, Any] = orjson.loads((folder / _LOAD_FILE).read_bytes())
+    doc["errors"] = tuple(IngestError(**e) for e in doc["errors"])
     return doc
 
 
@@ -398,7 +400,7 @@ def _fixture_less(folder: Path) -> PmbLoad | None:
     doc = _load_doc(folder)
     if doc["fixture"] is not None:
         raise SnapshotError(f"{folder}: the snapshot of a load with a fixture is missing")
-    return PmbLoad((), tuple(IngestError(**e) for e in doc["errors"]), None, tuple(doc["skipped"]))
+    return PmbLoad((), doc["errors"], None, tuple(doc["skipped"]))
 
 
 def _read_pmb(folder: Path) -> PmbLoad:
@@ -408,8 +410,7 @@ def _read_pmb(folder: Path) -> PmbLoad:
     doc = _load_doc(folder)
     snap = read_snapshot(folder)
     fixture = None if snap.fixture is None else dataclasses.replace(snap.fixture, source=doc["fixture"])
-    errors = tuple(IngestError(**e) for e in doc["errors"])
-    return dataclasses.replace(snap, errors=errors, skipped=tuple(doc["skipped"]), fixture=fixture)
+    return dataclasses.replace(snap, errors=doc["errors"], skipped=tuple(doc["skipped"]), fixture=fixture)
 
 
 def _write_qa(load: QaLoad, folder: Path) -> None:
@@ -427,9 +428,8 @@ def _read_qa(folder: Path) -> QaLoad:
     snap = read_qa_snapshot(folder)
     # The dataset is an input of the load (its folder is part of the key): read again, it is the one joined.
     ds = None if doc["locomo"] is None else load_locomo(Path(doc["locomo"]), doc["locomo"])
-    errors = tuple(IngestError(**e) for e in doc["errors"])
     skipped = tuple(Skipped(**s) for s in doc["skipped"])
-    return dataclasses.replace(snap, errors=errors, skipped=skipped, locomo=ds)
+    return dataclasses.replace(snap, errors=doc["errors"], skipped=skipped, locomo=ds)
 
 
 def _open_pmb(folder: Path) -> PmbHeaders:
@@ -439,16 +439,14 @@ def _open_pmb(folder: Path) -> PmbHeaders:
     doc = _load_doc(folder)
     opened = open_snapshot(folder)
     fixture = None if opened.fixture is None else dataclasses.replace(opened.fixture, source=doc["fixture"])
-    errors = tuple(IngestError(**e) for e in doc["errors"])
-    return dataclasses.replace(opened, fixture=fixture, errors=errors, skipped=tuple(doc["skipped"]))
+    return dataclasses.replace(opened, fixture=fixture, errors=doc["errors"], skipped=tuple(doc["skipped"]))
 
 
 def _open_qa(folder: Path) -> QaHeaders:
     doc = _load_doc(folder)
-    errors = tuple(IngestError(**e) for e in doc["errors"])
+    skipped = tuple(Skipped(**s) for s in doc["skipped"])
     opened = open_qa_snapshot(folder)
-    return dataclasses.replace(opened, locomo_source=doc["locomo"], errors=errors,
-                               skipped=tuple(Skipped(**s) for s in doc["skipped"]))  # fmt: skip
+    return dataclasses.replace(opened, locomo_source=doc["locomo"], errors=doc["errors"], skipped=skipped)
 
 
 PMB_FORMAT: Format[PmbLoad, PmbHeaders] = Format(_write_pmb, _read_pmb, _open_pmb, pmb_headers_of)

@@ -159,6 +159,17 @@ def _over_limit(size: int, count: int, total: int, limits: Limits | None) -> str
     return None
 
 
+def relative_inside(path: Path, root: Path) -> str | None:
+    """``path`` relative to ``root`` as a POSIX path, or None when it lies outside. Lexically first: a file
+    reached through a symlinked tree lies inside it even when its target does not."""
+    for p, r in ((path.absolute(), root.absolute()), (path.resolve(), root.resolve())):
+        try:
+            return p.relative_to(r).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
 def confine(root: Path, name: str, relative_to: str = "") -> tuple[Path, str]:
     """(path, relative POSIX path) of a file that a result file names, ``relative_to`` its own folder.
 

@@ -46,11 +46,6 @@ class UploadPreview:
         return not self.errors and bool(self.rows)
 
 
-def _provisional_rank(new: dict[str, Any], existing: list[dict[str, Any]], key: str) -> int:
-    better = [r for r in existing if r["benchmark"] == new["benchmark"] and (r.get(key) or 0) > (new.get(key) or 0)]
-    return 1 + len(better)
-
-
 def preview(
     name: str,
     data: bytes,
@@ -94,7 +89,8 @@ def preview(
     rows = []
     for row in qa_leaderboard.rows(qa.runs):
         peers = [r for r in existing_qa if r["benchmark"] == row["benchmark"] and r["rank_group"] == row["rank_group"]]
-        rows.append({**row, "provisional_rank": _provisional_rank(row, peers, "accuracy"), "of": len(peers) + 1})
+        better = sum((r.get("accuracy") or 0) > (row["accuracy"] or 0) for r in peers)
+        rows.append({**row, "provisional_rank": 1 + better, "of": len(peers) + 1})
     return UploadPreview(name, safe, "qa", rows=tuple(rows))
 
 

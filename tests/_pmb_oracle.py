@@ -26,6 +26,7 @@ from memeval_core.pmb.rescore import (
     CategoryAggregate,
     ScoredCase,
     ScoredColumns,
+    aggregate_columns,
 )
 from memeval_core.pmb.run import Benchmark, PmbRun, RunIdentity
 from memeval_core.pmb.runs_table import row_of
@@ -176,8 +177,17 @@ def run_from_cases(
     mismatches: tuple[str, ...] = (),
     extra_fields: tuple[str, ...] = (),
 ) -> PmbRun:
-    """A run from its re-derived cases."""
-    return PmbRun.from_columns(identity, columns_of(cases), stated, ingestion, mismatches, extra_fields)
+    """A run from its re-derived cases: their table and aggregates (grouped by the fixture's categories)."""
+    cols = columns_of(cases)
+    return PmbRun(
+        identity=identity,
+        table=CaseTable.from_columns(cols),
+        aggregate=aggregate_columns(cols),
+        stated=stated,
+        ingestion=ingestion,
+        mismatches=mismatches,
+        extra_fields=extra_fields,
+    )
 
 
 def _drift(r: dict[str, Any]) -> float | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,7 +12,7 @@ from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import load_fixture
 from memeval_core.runner.config import ProviderConfig
 from memeval_core.runner.run import RunOptions, Suite, run_pmb
-from memeval_core.wrappers.server import Provider, WrapperServer, start_in_thread
+from memeval_core.wrappers.server import Provider, WrapperServer
 from tests._data import PMB_DIR, require
 
 FIXTURE_DIR = PMB_DIR / "fixtures"
@@ -26,7 +27,8 @@ def fixture() -> PmbFixture:
 @contextmanager
 def serving(provider: Provider, delay_ms: float = 0) -> Iterator[WrapperServer]:
     """``provider`` on a free port of 127.0.0.1 for the duration of the block."""
-    srv = start_in_thread(provider, delay_ms=delay_ms)
+    srv = WrapperServer(provider, delay_ms=delay_ms)
+    threading.Thread(target=srv.serve_forever, name=f"wrapper-{provider.name}", daemon=True).start()
     try:
         yield srv
     finally:

@@ -14,19 +14,24 @@ from memeval_core.explore.case_view import (
     case_keys,
     case_view,
     classify_tiers,
-    expectation,
     expectation_frame,
     failures_frame,
     id_matrix,
     outcome_frame,
     parse_case_key,
 )
+from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.pmb.ingest import PmbLoad, load_pmb
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.snapshot import cases_table
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "precisionmembench"
 MAIN = "session-drift-noise-10-turns-implicit-redis"
+
+
+def expectation(fixture: PmbFixture, case_id: str, turn_index: int | None = None) -> Expectation:
+    """The expectation of a single-turn case (``turn_index`` None) or of a session turn."""
+    return case_view((), fixture, case_id, turn_index).expectation
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ from memeval_core.explore.compare import (
     case_detail,
     compare_stats,
     outcome_table,
-    paired_cases,
     paired_frame,
+    paired_rows,
     win_tie_loss,
 )
 from memeval_core.explore.paired import (
@@ -45,6 +45,12 @@ def pmb() -> PmbLoad:
     if not DATA.is_dir():
         pytest.skip(f"shared PMB data not found at {DATA}")
     return load_pmb(DATA / "test-results", DATA / "fixtures")
+
+
+def paired_cases(run_a: PmbRun, run_b: PmbRun) -> list[tuple[ScoredCase, ScoredCase]]:
+    """Cases both runs reported, as (A, B) pairs in A's order."""
+    rows_a, rows_b = paired_rows(run_a, run_b)
+    return list(zip(run_a.table.cases(rows_a), run_b.table.cases(rows_b), strict=True))
 
 
 def _single(pmb: PmbLoad) -> dict[str, PmbRun]:

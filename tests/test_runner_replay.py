@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
+from memeval_core.pmb.fixtures import PmbFixture
 from memeval_core.runner.config import ProviderConfig
-from memeval_core.wrappers.replay import REPLAY_CONFIG, Replay, ambiguous_groups
+from memeval_core.wrappers.replay import REPLAY_CONFIG, Key, Replay, case_keys
 from tests._runner import BASELINE_DIR, fixture, run, serving
 from tests._runner_compare import compare_cases, compare_summary, explain
 
@@ -37,6 +38,19 @@ EXPLAINED: dict[str, dict[tuple[str, str], int]] = {
     "session-retrieval-report-vector.json": {("failures", TAGGED): 12},
 }
 """Report -> (field, reason) -> how many cases (or aggregates) differ for that reason. Every other report: none."""
+
+
+def ambiguous_groups(fixture: PmbFixture, session: bool) -> list[list[Any]]:
+    """Groups of cases (or turns) a replay cannot tell apart: same query, user, scope and limit.
+
+    Cases that send no search (blank query, or ``maxBeliefs`` 0) are left out: their ids never come from the
+    wrapper, so a replay reproduces them whatever it would answer.
+    """
+    by_key: dict[Key, list[Any]] = {}
+    for case, key in case_keys(fixture, session).items():
+        if key[0].strip() and key[3] > 0:
+            by_key.setdefault(key, []).append(case)
+    return [group for group in by_key.values() if len(group) > 1]
 
 
 def replay(name: str, tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any], bool]:

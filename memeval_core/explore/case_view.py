@@ -294,13 +294,6 @@ def classify_tiers(scored: ScoredCase, exp: Expectation) -> tuple[ClassifiedTier
     return tuple(out)
 
 
-def expectation(fixture: PmbFixture, case_id: str, turn_index: int | None = None) -> Expectation:
-    """The expectation of a single-turn case (``turn_index`` None) or of a session turn."""
-    if turn_index is None:
-        return _single_expectation(fixture, case_id)[0]
-    return _turn_expectation(fixture, case_id, turn_index)[0]
-
-
 def case_view(runs: Sequence[PmbRun], fixture: PmbFixture, case_id: str, turn_index: int | None = None) -> CaseView:
     """One case across runs: single-turn runs when ``turn_index`` is None, else session runs.
 

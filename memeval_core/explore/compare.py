@@ -23,7 +23,6 @@ from memeval_core.explore.case_view import CaseView, case_key, case_view
 from memeval_core.explore.paired import TABLE_COLUMNS, PairedReport, Terms, compare_pairs, paired_stats
 from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import Benchmark, PmbRun
 from memeval_core.stats.bootstrap import BootstrapMethod
 
@@ -71,12 +70,6 @@ def _same_suite(run_a: PmbRun, run_b: PmbRun) -> Benchmark:
             f"with {run_b.identity.source} ({run_b.identity.benchmark}): different suites"
         )
     return run_a.identity.benchmark
-
-
-def paired_cases(run_a: PmbRun, run_b: PmbRun) -> list[tuple[ScoredCase, ScoredCase]]:
-    """Cases both runs reported, as (A, B) pairs in A's order."""
-    rows_a, rows_b = paired_rows(run_a, run_b)
-    return list(zip(run_a.table.cases(rows_a), run_b.table.cases(rows_b), strict=True))
 
 
 def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:

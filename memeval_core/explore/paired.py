@@ -305,7 +305,6 @@ def compare_pairs(
     alpha: float = 0.05,
     seed: int | None = None,
     n_resamples: int = 10_000,
-    method: BootstrapMethod = "percentile",
 ) -> pd.DataFrame:
     """Many pairs at once: one row per value of the table's ``pair`` column, in order of first appearance.
 
@@ -341,7 +340,6 @@ def compare_pairs(
             seed=seed,
             n_resamples=n_resamples,
             alpha=alpha,
-            method=method,
             statistics=[terms.outcome_statistic] * len(tests),
         )
         for row, rep in zip(rows, reps, strict=True):

@@ -15,6 +15,7 @@ ever read.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import tempfile
@@ -261,22 +262,19 @@ def _push_repo(
     force: bool,
 ) -> RepoPush:
     message = f"memeval leaderboard, fingerprint {board.fingerprint}"
-    if dry_run:
-        remote = _remote_state(api, repo_id, repo_type, token, endpoint)
-        changes, same = _plan(local, remote)
-        return RepoPush(
-            repo_id, repo_type, "dry-run", board.fingerprint, remote.fingerprint, tuple(changes), same, remote.exists
-        )
-    if repo_type == "space":
-        api.create_repo(repo_id, repo_type="space", space_sdk="docker", private=private, exist_ok=True, token=token)
-    else:
-        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True, token=token)
+    if not dry_run:
+        sdk = "docker" if repo_type == "space" else None
+        api.create_repo(repo_id, repo_type=repo_type, space_sdk=sdk, private=private, exist_ok=True, token=token)
     remote = _remote_state(api, repo_id, repo_type, token, endpoint)
     changes, same = _plan(local, remote)
+    push = functools.partial(
+        RepoPush, repo_id, repo_type, fingerprint=board.fingerprint, remote_fingerprint=remote.fingerprint,
+        changes=tuple(changes), unchanged_files=same,
+    )  # fmt: skip
+    if dry_run:
+        return push(status="dry-run", repo_exists=remote.exists)
     if remote.fingerprint == board.fingerprint and not force:
-        return RepoPush(
-            repo_id, repo_type, "unchanged", board.fingerprint, remote.fingerprint, tuple(changes), same, True
-        )
+        return push(status="unchanged", repo_exists=True)
     operations: list[CommitOperationAdd | CommitOperationDelete] = [
         CommitOperationAdd(path_in_repo=path, path_or_fileobj=src if isinstance(src, bytes) else str(src))
         for path, src in local.items()
@@ -293,18 +291,7 @@ def _push_repo(
             repo_type=repo_type,
             token=token,
         )
-    return RepoPush(
-        repo_id,
-        repo_type,
-        "committed",
-        board.fingerprint,
-        remote.fingerprint,
-        tuple(changes),
-        same,
-        True,
-        commit_url=str(info.commit_url),
-        commit_message=message,
-    )
+    return push(status="committed", repo_exists=True, commit_url=str(info.commit_url), commit_message=message)
 
 
 def dataset_files(export_dir: Path, board: Leaderboard, space: str | None) -> dict[str, bytes | Path]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,11 +77,7 @@ def md_code(text: str) -> str:
     GFM splits table cells on it even inside code spans; line breaks become spaces.
     """
     flat = " ".join(text.splitlines()).replace("|", "\\|")
-    longest = run = 0
-    for ch in flat:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
+    fence = "`" * (max(map(len, re.findall("`+", flat)), default=0) + 1)
     pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
     return f"{fence}{pad}{flat}{pad}{fence}"
 

@@ -124,23 +124,12 @@ class ExportResult:
 # --------------------------------------------------------------------------------------------
 
 
-def _relative(path: Path, root: Path) -> str | None:
-    # Lexically first: a file reached through a symlinked results tree lies inside it even though its
-    # target does not.
-    for p, r in ((path.absolute(), root.absolute()), (path.resolve(), root.resolve())):
-        try:
-            return p.relative_to(r).as_posix()
-        except ValueError:
-            continue
-    return None
-
-
 def pmb_inputs(load: PmbLoad, results: Path, fixtures: Path | None) -> list[InputFile]:
     """The fixture files and every loaded report, with relative paths and SHA-256."""
     out: list[InputFile] = []
     if load.fixture is not None:
         base = Path(load.fixture.source)
-        rel_dir = _relative(base, fixtures) if fixtures is not None else _relative(base, results)
+        rel_dir = tree.relative_inside(base, fixtures if fixtures is not None else results)
         for name, sha in sorted(load.fixture.sha256.items()):
             path = name if rel_dir in (None, ".", "") else f"{rel_dir}/{name}"
             out.append(InputFile(path=path, sha256=sha, role="pmb-fixture"))
@@ -169,18 +158,11 @@ def pmb_tables(load: PmbLoad) -> list[PmbTable]:
     return tables
 
 
-def _qa_row(r: Mapping[str, Any]) -> QaRow:
-    missing = [k for k in QaRow.model_fields if k not in r]
-    if missing:
-        raise ExportError(f"QA row {r.get('run_id', '?')}: field {missing[0]!r} is missing")
-    return QaRow.model_validate({k: r[k] for k in QaRow.model_fields})
-
-
 def qa_tables(rows: Sequence[Mapping[str, Any]]) -> list[QaTable]:
     """One table per QA benchmark, benchmarks sorted by id, rows in the order given."""
     by_benchmark: dict[str, list[QaRow]] = {}
     for r in rows:
-        row = _qa_row(r)
+        row = QaRow.model_validate({k: r[k] for k in QaRow.model_fields})
         by_benchmark.setdefault(row.benchmark, []).append(row)
     return [QaTable(benchmark=b, rows=rs) for b, rs in sorted(by_benchmark.items())]
 
@@ -351,7 +333,7 @@ def _qa_inputs(results: Path, load: QaLoad) -> list[InputFile]:
                 inputs[rel] = InputFile(path=rel, sha256=tree.file_sha256(p), role="qa-run")
     if load.locomo is not None and load.runs:
         src = Path(load.locomo.source)
-        ds_rel = _relative(src, results) if src.is_absolute() else load.locomo.source
+        ds_rel = tree.relative_inside(src, results) if src.is_absolute() else load.locomo.source
         if ds_rel is not None and (results / ds_rel).is_file():
             inputs[ds_rel] = InputFile(path=ds_rel, sha256=tree.file_sha256(results / ds_rel), role="qa-run")
     return list(inputs.values())
@@ -528,7 +510,6 @@ def load_folder(
     fixtures: Path | None = None,
     *,
     allow_errors: bool = False,
-    include_qa: bool = True,
     include_text: bool = False,
 ) -> ExportSource:
     """Load and score every run under ``results`` for :func:`write_export`; raise :class:`ExportError` when the
@@ -540,17 +521,14 @@ def load_folder(
     except (IngestError, ValueError) as exc:
         raise ExportError(str(exc)) from exc
     problems = [str(e) for e in load.errors]
-    qa: QaPart | None = None
-    if include_qa:
-        try:
-            # Files the PMB loader read or already reported are not QA errors (each problem is named once).
-            pmb_files = {r.identity.source for r in load.runs} | set(load.skipped) | {e.file for e in load.errors}
-            qa = load_qa_part(results, frozenset(pmb_files), include_text)
-        except (IngestError, ValueError) as exc:
-            raise ExportError(str(exc)) from exc
-        problems += list(qa.errors)
-        if not qa.rows:
-            qa = None
+    try:
+        # Files the PMB loader read or already reported are not QA errors (each problem is named once).
+        pmb_files = {r.identity.source for r in load.runs} | set(load.skipped) | {e.file for e in load.errors}
+        part = load_qa_part(results, frozenset(pmb_files), include_text)
+    except (IngestError, ValueError) as exc:
+        raise ExportError(str(exc)) from exc
+    problems += list(part.errors)
+    qa = part if part.rows else None
     if problems and not allow_errors:
         raise ExportError(
             f"{len(problems)} input file(s) could not be loaded (pass --allow-errors to export without them): "
@@ -611,7 +589,6 @@ def export(
     fixtures: Path | None = None,
     *,
     allow_errors: bool = False,
-    include_qa: bool = True,
     options: space.SpaceOptions | None = None,
     project_root: Path = PROJECT_ROOT,
     secrets: Sequence[str] = (),
@@ -625,7 +602,7 @@ def export(
     details (see :func:`load_qa_part`); the cards say which licences apply either way.
     """
     _check_out(out, _folder_private(results, fixtures), project_root)  # before loading: a wrong ``out`` fails at once
-    source = load_folder(results, fixtures, allow_errors=allow_errors, include_qa=include_qa, include_text=include_text)
+    source = load_folder(results, fixtures, allow_errors=allow_errors, include_text=include_text)
     return write_export(source, out, options=options, project_root=project_root, secrets=secrets)
 
 
@@ -695,11 +672,6 @@ class ExportDiff:
     """Files in both with different bytes."""
     readme_diff: str
     """Unified diff of README.md (empty when equal)."""
-
-    @property
-    def unchanged(self) -> bool:
-        """True when no file differs."""
-        return not (self.files_added or self.files_removed or self.files_changed)
 
 
 def _rows_by_key(board: Leaderboard | None) -> dict[tuple[str, str], dict[str, Any]]:

@@ -6,8 +6,8 @@ own retries (the client's are off): on 429, 5xx, a timeout or a dropped connecti
 ``min(cap, base * 2^attempt)`` scaled by a random jitter in [0.5, 1], or what ``Retry-After`` /
 ``retry-after-ms`` asks for when the server says (at most :data:`MAX_RETRY_AFTER` s), then tries again.
 
-Every failure becomes a :class:`JudgeError` whose message is one sentence, ``fatal`` when judging more
-answers cannot help (bad key, unknown model, malformed responses, retries used up). Messages are scrubbed
+Every failure (bad key, unknown model, malformed responses, retries used up) becomes a :class:`JudgeError`
+whose message is one sentence. Messages are scrubbed
 of the key (:func:`scrub`), and the ``openai`` exception (whose request holds the key in its headers) is
 never chained.
 """
@@ -38,10 +38,6 @@ MAX_RETRY_AFTER = 300.0
 
 class JudgeError(Exception):
     """A judge call failed; ``str()`` is one sentence without secrets."""
-
-    def __init__(self, message: str, *, fatal: bool = True) -> None:
-        super().__init__(message)
-        self.fatal = fatal
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from memeval_core import __version__
 from memeval_core.judge.prompts import Item, Prompt
 from memeval_core.qa.ingest import LoadedRun
 from memeval_core.qa.models import QaRun
@@ -73,11 +72,6 @@ class Provenance:
 def now() -> str:
     """The current UTC time, ISO 8601 to the second."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-
-
-def version() -> str:
-    """memeval's version."""
-    return __version__
 
 
 def verdict_names(judge: str, repeats: int) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.models import Ingestion, RetrievalSummary
-from memeval_core.pmb.rescore import AGGREGATED, Aggregate, ScoredCase, ScoredColumns, aggregate_columns
+from memeval_core.pmb.rescore import AGGREGATED, Aggregate, ScoredCase, aggregate_columns
 
 Benchmark = Literal["pmb-single-turn", "pmb-session"]
 BENCHMARKS: tuple[Benchmark, ...] = ("pmb-single-turn", "pmb-session")
@@ -41,8 +41,8 @@ class PmbRun:
     """One ingested, re-scored and verified PMB report.
 
     Its cases are kept as columns (:attr:`table`), not as objects, so that a thousand runs fit in memory
-    and load fast from the cache; :attr:`cases` rebuilds the objects on demand. Build one with
-    :meth:`from_columns` or :meth:`from_table`.
+    and load fast from the cache; :attr:`cases` rebuilds the objects on demand. A load builds one straight from
+    the re-derived columns, a snapshot read back with :meth:`from_table`.
     """
 
     identity: RunIdentity
@@ -63,28 +63,6 @@ class PmbRun:
     """The report's own ``provenance`` object as (key, text) pairs: who made it, when, against what."""
 
     @classmethod
-    def from_columns(
-        cls,
-        identity: RunIdentity,
-        cols: ScoredColumns,
-        stated: RetrievalSummary,
-        ingestion: Ingestion | None,
-        mismatches: tuple[str, ...] = (),
-        extra_fields: tuple[str, ...] = (),
-    ) -> PmbRun:
-        """A run from its re-derived cases given as columns (a field name -> that field of every case, in order):
-        its table and aggregates (grouped by the fixture's categories)."""
-        return cls(
-            identity=identity,
-            table=CaseTable.from_columns(cols),
-            aggregate=aggregate_columns(cols),
-            stated=stated,
-            ingestion=ingestion,
-            mismatches=mismatches,
-            extra_fields=extra_fields,
-        )
-
-    @classmethod
     def from_table(
         cls,
         identity: RunIdentity,
@@ -94,8 +72,7 @@ class PmbRun:
         mismatches: tuple[str, ...] = (),
         extra_fields: tuple[str, ...] = (),
     ) -> PmbRun:
-        """A run from its re-derived cases given as a table (a run's rows of a snapshot), as
-        :meth:`from_columns` makes it."""
+        """A run from its re-derived cases given as a table (a run's rows of a snapshot), as a load makes it."""
         aggregated = {name: tuple(values) for name, values in table.arrow.select(AGGREGATED).to_pydict().items()}
         return cls(
             identity=identity,

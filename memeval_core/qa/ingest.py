@@ -333,9 +333,7 @@ def _sidecar_candidates(rel: str, root: Path, result_files: set[str], cache: Sid
         folder = posixpath.dirname(folder)
 
 
-def fill_from_sidecars(
-    run: ColumnRun, rel: str, root: Path, result_files: set[str], cache: SidecarCache | None = None
-) -> ColumnRun:
+def fill_from_sidecars(run: ColumnRun, rel: str, root: Path, result_files: set[str], cache: SidecarCache) -> ColumnRun:
     """Fill answer model, judge model and top-k the run does not state from nearby configuration files.
 
     ``cache``: shared by the runs of one load (the load's walk), so that each file is parsed once.
@@ -344,11 +342,8 @@ def fill_from_sidecars(
     return run.with_meta(**update) if update else run
 
 
-def sidecar_update(
-    meta: RunMeta, rel: str, root: Path, result_files: set[str], cache: SidecarCache | None = None
-) -> dict[str, Any]:
+def sidecar_update(meta: RunMeta, rel: str, root: Path, result_files: set[str], cache: SidecarCache) -> dict[str, Any]:
     """The metadata :func:`fill_from_sidecars` sets (an empty dict when no side-car adds any)."""
-    cache = SidecarCache.of(tree.walk(root, (".json",), settings.limits())) if cache is None else cache
     want = {
         "answer_model": meta.answer_model is None,
         "judge_model": not meta.judge_models,
@@ -619,15 +614,10 @@ class _Dataset:
     rels: tuple[str, ...]
     """Every candidate file of the load, relative to ``results``."""
     root_name: str
-    _resolved: tuple[LocomoDataset | None, str | None, tuple[IngestError, ...]] | None = None
 
-    def get(self) -> tuple[LocomoDataset | None, str | None, tuple[IngestError, ...]]:
+    @cached_property
+    def found(self) -> tuple[LocomoDataset | None, str | None, tuple[IngestError, ...]]:
         """(the dataset or None, its file under ``results`` (not read again as a result) or None, its errors)."""
-        if self._resolved is None:
-            self._resolved = self._resolve()
-        return self._resolved
-
-    def _resolve(self) -> tuple[LocomoDataset | None, str | None, tuple[IngestError, ...]]:
         if self.datasets is not None and (path := locomo.find_locomo(self.datasets)) is not None:
             try:
                 return locomo.load_locomo(path), None, ()
@@ -673,10 +663,6 @@ class _FilesLoad:
     errors: list[tuple[Key, IngestError]]
     skipped: list[tuple[Key, Skipped]]
     disputed: frozenset[str]
-    result_files: frozenset[str]
-    """Files imported as runs, and zep responses (never read as side-car metadata)."""
-    mapped: frozenset[str]
-    """Data files named by the generic mappings."""
 
 
 def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
@@ -687,7 +673,7 @@ def load_qa(results: Path, datasets: Path | None = None) -> QaLoad:
     context = _Context(results, root_name, _Dataset(datasets, results, tuple(rel for _, rel in files), root_name))
     refused = tuple(IngestError(r.rel, "$", f"not read: {r.reason}", r.fix) for r in listing.refused)
     load = _load_files(context, files, SidecarCache.of(listing))
-    ds, _, head = context.dataset.get()
+    ds, _, head = context.dataset.found
     errors = [*refused, *head, *(e for _, e in sorted(load.errors, key=lambda ke: ke[0]))]
     skipped = [s for _, s in sorted(load.skipped, key=lambda ks: ks[0])]
     scored = sorted(load.runs, key=lambda r: r.order)
@@ -830,11 +816,11 @@ def _read_files(
     for i, rel in files:
         if rel.endswith(".csv"):
             csv_paths.add(rel)  # read only when a mapping names it
-        elif rel.rpartition("/")[2] in _DATASET_NAMES and rel == context.dataset.get()[1]:
+        elif rel.rpartition("/")[2] in _DATASET_NAMES and rel == context.dataset.found[1]:
             got.skipped.append(((0, i), Skipped(rel, "LoCoMo dataset (join target)")))
         else:
             to_read.append((i, rel))
-    ds = context.dataset.get()[0]
+    ds = context.dataset.found[0]
     items = [(context.results, rel, context.root_name) for _, rel in to_read]
     paths = [context.results / rel for _, rel in to_read]
     here = partial(_read_file, ds=ds)
@@ -891,7 +877,7 @@ def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: S
     _, grades, responses, mappings, disputed_src, skips = _classify(sources)
     got.skipped.extend(((0, number[sk.file]), sk) for sk in skips)
     by_rel = {s.rel: s for s in sources}
-    ds = context.dataset.get()[0]
+    ds = context.dataset.found[0]
 
     disputed: frozenset[str] = frozenset()
     for src in disputed_src:
@@ -924,7 +910,7 @@ def _load_files(context: _Context, files: Sequence[tuple[int, str]], sidecars: S
     result_files = {rel for _, _, rel, _ in got.imported} | {r.rel for r in responses}
     del sources, by_rel, singles, grades, responses, mappings  # the parsed files are no longer needed
     out = _scored_runs(context, got, ds, result_files, sidecars)
-    return _FilesLoad(out, got.errors, got.skipped, disputed, frozenset(result_files), frozenset(consumed))
+    return _FilesLoad(out, got.errors, got.skipped, disputed)
 
 
 Runs = Callable[[Key, str, Callable[[], list[ColumnRun]]], None]

@@ -39,12 +39,7 @@ from memeval_core.qa.scoring import PASS_THRESHOLD, passes, rescale
 
 
 def _judges(runs: Sequence[LoadedRun]) -> tuple[str, ...]:
-    out: list[str] = []
-    for r in runs:
-        for j in r.score.judges:
-            if j not in out:
-                out.append(j)
-    return tuple(out)
+    return tuple(dict.fromkeys(j for r in runs for j in r.score.judges))
 
 
 def is_multi_judge(run: LoadedRun) -> bool:
@@ -139,8 +134,6 @@ class VerdictMatrix:
     """What the items are (a run's display name, or a pooled label)."""
     judges: tuple[str, ...]
     """Column order."""
-    item_ids: tuple[str, ...]
-    """``run_id/question_id`` per row."""
     scores: FloatArray
     """Rescaled scores in [0, 1]; NaN where the judge gave no verdict."""
     graded: bool
@@ -170,17 +163,15 @@ def verdict_matrix(runs: Sequence[LoadedRun], name: str | None = None) -> Verdic
         raise ValueError("verdict_matrix needs at least one run")
     judges = _judges(runs)
     rows: list[list[float]] = []
-    ids: list[str] = []
     graded = False
     for r in runs:
         for q in r.run.questions:
             if q.scored and len(q.verdicts) >= 2:
                 rows.append(_row(q.verdicts, judges))
-                ids.append(f"{r.run_id}/{q.question_id}")
                 graded = graded or any(v.scale != "binary" for v in q.verdicts)
     matrix = np.array(rows, dtype=np.float64).reshape(len(rows), len(judges))
     label = name if name is not None else (runs[0].display_name if len(runs) == 1 else f"{len(runs)} runs pooled")
-    return VerdictMatrix(label, judges, tuple(ids), matrix, graded)
+    return VerdictMatrix(label, judges, matrix, graded)
 
 
 @dataclass(frozen=True)
@@ -358,13 +349,9 @@ def _ranks(scores: dict[str, float]) -> dict[str, int]:
 
 def _item_scores(runs: Sequence[LoadedRun], judge: str) -> FloatArray:
     """``(questions x runs)`` per-question scores under ``judge``: failures 0, ungraded NaN; union of questions."""
-    ids: list[str] = []
-    for r in runs:
-        for s in r.question_scores:
-            if s.scored and s.question_id not in ids:
-                ids.append(s.question_id)
+    ids = dict.fromkeys(s.question_id for r in runs for s in r.question_scores if s.scored)
     index = {q: i for i, q in enumerate(ids)}
-    out = np.full((len(ids), len(runs)), np.nan)
+    out = np.full((len(index), len(runs)), np.nan)
     for c, r in enumerate(runs):
         for s in r.question_scores:
             if not s.scored:

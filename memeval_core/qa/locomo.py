@@ -242,18 +242,13 @@ def parse_locomo(data: Any, source: str, sha256: str) -> LocomoDataset:
             raise IngestError(source, f"$[{ci}]", "sample_id must be a string and qa a list")
         position = 0
         for qi, qa in enumerate(conv["qa"]):
-            if type(qa) is not dict or type(question := qa.get("question")) is not str:
-                if not isinstance(qa, dict) or not isinstance(qa.get("question"), str):
-                    raise IngestError(source, f"$[{ci}].qa[{qi}]", "a qa item must be an object with a string question")
-                question = qa["question"]
+            if not isinstance(qa, dict) or not isinstance(question := qa.get("question"), str):
+                raise IngestError(source, f"$[{ci}].qa[{qi}]", "a qa item must be an object with a string question")
             cat = qa.get("category")
-            if type(cat) is int:  # the dataset's own spelling: checked and converted at once
-                code = str(cat)
-            elif isinstance(cat, bool) or not isinstance(cat, int | str):
+            if isinstance(cat, bool) or not isinstance(cat, int | str):
                 where = f"$[{ci}].qa[{qi}].category"
                 raise IngestError(source, where, f"category must be an integer code, got {cat!r}")
-            else:
-                code = str(cat)
+            code = str(cat)
             evidence = qa.get("evidence", [])
             if not isinstance(evidence, list):
                 raise IngestError(source, f"$[{ci}].qa[{qi}].evidence", "evidence must be a list of dia_id strings")

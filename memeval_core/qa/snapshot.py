@@ -35,7 +35,7 @@ import orjson
 import pyarrow as pa
 from pydantic import ValidationError
 
-from memeval_core import SCORING_VERSION, parquet
+from memeval_core import SCORING_VERSION, parquet, tree
 from memeval_core.errors import IngestError, SnapshotError
 from memeval_core.pmb.snapshot import versioned_document
 from memeval_core.qa.ingest import LoadedRun, QaLoad, QaRunHeader, Skipped
@@ -63,13 +63,8 @@ def _dataset_name(ds: LocomoDataset, results: Path | None) -> str:
     """Where the dataset lay: relative to ``results`` when it lies inside, a relative path without ``..`` as
     it is, else its file name (never absolute)."""
     src = Path(ds.source)
-    if results is not None:
-        # Lexically first: through a symlinked results tree the file lies inside even when its target does not.
-        for p, r in ((src.absolute(), results.absolute()), (src.resolve(), results.resolve())):
-            try:
-                return p.relative_to(r).as_posix()
-            except ValueError:
-                continue
+    if results is not None and (inside := tree.relative_inside(src, results)) is not None:
+        return inside
     # A relative path without ``..`` (e.g. read back from a snapshot) already names the file safely.
     if not src.is_absolute() and ".." not in src.parts:
         return src.as_posix()

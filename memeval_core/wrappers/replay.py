@@ -2,9 +2,9 @@
 
 A search is matched to the case (single-turn) or turn (session) with the same query, user, scope and limit
 (``maxBeliefs``, 20 when the case sets none); the answer is the relevant ids the report recorded for it, in
-order. Cases that share all four cannot be told apart: :func:`ambiguous_groups` lists them, and the first
-one's ids answer for all. The replay asks for every scope in one search (``supportsMultiScope``) so that the
-scope list identifies the case; the harness's per-scope merge of identical answers gives the same list anyway.
+order. Cases that share all four cannot be told apart: the first one's ids answer for all. The replay asks
+for every scope in one search (``supportsMultiScope``) so that the scope list identifies the case; the
+harness's per-scope merge of identical answers gives the same list anyway.
 """
 
 from __future__ import annotations
@@ -37,19 +37,6 @@ def case_keys(fixture: PmbFixture, session: bool) -> dict[Any, Key]:
         c.case_id: (c.query, c.user_id or HARNESS_USER, tuple(c.scope), int((c.budget or {}).get("maxBeliefs", 20)))
         for c in fixture.cases
     }
-
-
-def ambiguous_groups(fixture: PmbFixture, session: bool) -> list[list[Any]]:
-    """Groups of cases (or turns) a replay cannot tell apart: same query, user, scope and limit.
-
-    Cases that send no search (blank query, or ``maxBeliefs`` 0) are left out: their ids never come from the
-    wrapper, so a replay reproduces them whatever it would answer.
-    """
-    by_key: dict[Key, list[Any]] = {}
-    for case, key in case_keys(fixture, session).items():
-        if key[0].strip() and key[3] > 0:
-            by_key.setdefault(key, []).append(case)
-    return [group for group in by_key.values() if len(group) > 1]
 
 
 class Replay(Provider):

@@ -92,8 +92,8 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequestError("body must be a JSON object")
         return doc
 
-    def _dispatch(self, method: str) -> None:
-        p, srv = self.server.provider, self.server
+    def _dispatch(self) -> None:
+        method, p, srv = self.command, self.server.provider, self.server
         try:
             body = self._body()
             route = (method, self.path.split("?", 1)[0].rstrip("/"))
@@ -122,14 +122,8 @@ class _Handler(BaseHTTPRequestHandler):
         except BadRequestError as exc:
             self._reply(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
 
-    def do_DELETE(self) -> None:
-        self._dispatch("DELETE")
-
-    def do_POST(self) -> None:
-        self._dispatch("POST")
-
-    def do_PUT(self) -> None:
-        self._dispatch("PUT")
+    # http.server calls ``do_<command>``; ``_dispatch`` reads the command.
+    do_DELETE = do_POST = do_PUT = _dispatch  # noqa: N815
 
 
 class WrapperServer(ThreadingHTTPServer):
@@ -148,10 +142,3 @@ class WrapperServer(ThreadingHTTPServer):
     def url(self) -> str:
         """``http://127.0.0.1:PORT``."""
         return f"http://{HOST}:{self.server_address[1]}"
-
-
-def start_in_thread(provider: Provider, port: int = 0, *, delay_ms: float = 0) -> WrapperServer:
-    """A server answering from a daemon thread (tests, benchmarks); stop it with ``shutdown()``."""
-    srv = WrapperServer(provider, port, delay_ms=delay_ms)
-    threading.Thread(target=srv.serve_forever, name=f"wrapper-{provider.name}", daemon=True).start()
-    return srv
