@@ -188,3 +188,23 @@ def test_runs_of_one_folder_that_are_not_shards_are_read_once(tmp_path: Path, mo
     load = load_qa(tmp_path)
     assert sorted(r.meta.source_file or "" for r in load.runs) == ["sys/first_eval.json", "sys/second_eval.json"]
     assert sorted(reads) == ["sys/first_eval.json", "sys/second_eval.json"]
+
+
+def test_pmb_reports_are_skipped_without_a_closest_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PMB report no QA importer claims is left to the PMB loader: skipped with that reason, and the loader does
+    not work out which QA format it resembles (a reason it would throw away, for every one of thousands of reports)."""
+    baseline = require(SHARED_DATA / "precisionmembench" / "test-results" / "baseline")
+    for name in ("retrieval-report-mem0.json", "session-retrieval-report-tenure.json"):
+        shutil.copy(baseline / name, tmp_path / name)
+
+    def closest_format(data: object) -> None:
+        raise AssertionError("worked out the closest QA format of a PMB report")
+
+    monkeypatch.setattr("memeval_core.qa.shapes.closest_format", closest_format)
+    load = load_qa(tmp_path)
+    assert not load.runs and not load.errors
+    reason = "a PrecisionMemBench report (the PMB loader reads it)"
+    assert [(s.file, s.reason) for s in load.skipped] == [
+        ("retrieval-report-mem0.json", reason),
+        ("session-retrieval-report-tenure.json", reason),
+    ]

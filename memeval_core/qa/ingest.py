@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import pyarrow as pa
@@ -548,44 +548,55 @@ def _without_pmb_report(src: Source) -> Source:
     """
     if pmb_sniff(src.data) not in ("single-turn-report", "session-report"):
         return src
-    if any(found for found in _classify([src])[:5]):
+    route = _route(src)
+    if route is not None and not isinstance(route, Skipped):
         return src
     return replace(src, data=_PMB_REPORT)
+
+
+_Bucket = Literal["disputed", "mappings", "grades", "responses"]
+"""The files that need others to make a run (or, disputed lists, that change the others' runs)."""
+
+
+def _route(src: Source) -> _Bucket | Importer | Skipped | None:
+    """Where :func:`_classify` puts ``src``: a bucket, the single-file importer that claims it, why it holds no run,
+    or None when no format recognises it (the reason is worked out only for the files it is kept for)."""
+    data = src.data
+    if data is _PMB_REPORT:
+        return Skipped(src.rel, "a PrecisionMemBench report (the PMB loader reads it)")
+    if locomo.is_locomo_dataset(data):
+        return Skipped(src.rel, "LoCoMo dataset (join target)")
+    if is_disputed_list(data):
+        return "disputed"
+    if generic.sniff(data, src.rel):
+        return "mappings"
+    if zep.sniff(data, src.rel):
+        return "grades"
+    if zep.sniff_responses(data):
+        return "responses"
+    if zep.sniff_search_results(data):
+        return Skipped(src.rel, "zep search results: retrieved context text only, no ids or verdicts")
+    return next((load for _, sniff, load in SNIFFERS if sniff(data, src.rel)), None)
 
 
 def _classify(
     sources: Sequence[Source],
 ) -> tuple[list[tuple[Source, Importer]], list[Source], list[Source], list[Source], list[Source], list[Skipped]]:
+    """(singles with their importer, grades, responses, mappings, disputed lists, skips) of ``sources``."""
     singles: list[tuple[Source, Importer]] = []
-    grades: list[Source] = []
-    responses: list[Source] = []
-    mappings: list[Source] = []
-    disputed: list[Source] = []
+    buckets: dict[_Bucket, list[Source]] = {"grades": [], "responses": [], "mappings": [], "disputed": []}
     skipped: list[Skipped] = []
     for src in sources:
-        data = src.data
-        if data is _PMB_REPORT:
-            skipped.append(Skipped(src.rel, "a PrecisionMemBench report (the PMB loader reads it)"))
-        elif locomo.is_locomo_dataset(data):
-            skipped.append(Skipped(src.rel, "LoCoMo dataset (join target)"))
-        elif is_disputed_list(data):
-            disputed.append(src)
-        elif generic.sniff(data, src.rel):
-            mappings.append(src)
-        elif zep.sniff(data, src.rel):
-            grades.append(src)
-        elif zep.sniff_responses(data):
-            responses.append(src)
-        elif zep.sniff_search_results(data):
-            skipped.append(Skipped(src.rel, "zep search results: retrieved context text only, no ids or verdicts"))
+        route = _route(src)
+        if route is None:
+            skipped.append(_unrecognised(src))
+        elif isinstance(route, Skipped):
+            skipped.append(route)
+        elif isinstance(route, str):
+            buckets[route].append(src)
         else:
-            for _, sniff, load in SNIFFERS:
-                if sniff(data, src.rel):
-                    singles.append((src, load))
-                    break
-            else:
-                skipped.append(_unrecognised(src))
-    return singles, grades, responses, mappings, disputed, skipped
+            singles.append((src, route))
+    return singles, buckets["grades"], buckets["responses"], buckets["mappings"], buckets["disputed"], skipped
 
 
 def _unrecognised(src: Source) -> Skipped:
