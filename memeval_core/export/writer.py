@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memeval_core import SCORING_VERSION, __version__, leaderboard, licences, parquet, tree
 from memeval_core.errors import IngestError
@@ -56,6 +57,7 @@ from memeval_core.pmb.snapshot import cases_table, write_snapshot
 from memeval_core.qa import leaderboard as qa_leaderboard
 from memeval_core.qa.ingest import LoadedRun, QaLoad, load_qa
 from memeval_core.qa.snapshot import write_qa_snapshot
+from memeval_core.qa.table import SCHEMA
 from memeval_core.results import load_pmb_results
 from memeval_core.settings import PROJECT_ROOT, SPACE_MARKER
 
@@ -231,24 +233,16 @@ def build_leaderboard(source: ExportSource) -> Leaderboard:
 # --------------------------------------------------------------------------------------------
 
 
+_QA_DETAIL_COLUMNS = ("question_id", "conversation", "category", "category_name", "question", "gold_answer", "answer",
+                      "scored", "failure", "score", "correct", "majority")  # fmt: skip
+"""The question table's columns the details keep (:data:`memeval_core.qa.table.SCHEMA`), in the details' order."""
 _QA_DETAILS_SCHEMA = pa.schema(
     [
         ("run_id", pa.string()),
         ("display_name", pa.string()),
-        ("question_id", pa.string()),
-        ("conversation", pa.string()),
-        ("category", pa.string()),
-        ("category_name", pa.string()),
-        ("question", pa.string()),
-        ("gold_answer", pa.string()),
-        ("answer", pa.string()),
-        ("scored", pa.bool_()),
-        ("failure", pa.string()),
-        ("score", pa.float64()),
-        ("correct", pa.bool_()),
-        ("majority", pa.bool_()),
+        *(SCHEMA.field(name) for name in _QA_DETAIL_COLUMNS),
         ("n_verdicts", pa.int64()),
-        ("latency_ms", pa.float64()),
+        SCHEMA.field("latency_ms"),
     ]
 )
 
@@ -261,36 +255,27 @@ def _source_files(run: LoadedRun) -> list[str]:
 def qa_details(load: QaLoad, withheld: Mapping[str, Sequence[str]]) -> dict[str, pa.Table]:
     """Per benchmark, one row per question of every run, sorted by run and question; a benchmark in ``withheld``
     has its question, gold-answer and answer text left empty."""
-    by_benchmark: dict[str, list[dict[str, Any]]] = {}
+    by_benchmark: dict[str, list[pa.Table]] = {}
     for r in load.runs:
-        for q, s in zip(r.run.questions, r.question_scores, strict=True):
-            by_benchmark.setdefault(r.meta.benchmark, []).append(
-                {
-                    "run_id": r.run_id,
-                    "display_name": r.display_name,
-                    "question_id": q.question_id,
-                    "conversation": q.conversation,
-                    "category": q.category,
-                    "category_name": q.category_name,
-                    "question": q.question,
-                    "gold_answer": q.gold_answer,
-                    "answer": q.answer,
-                    "scored": s.scored,
-                    "failure": s.failure,
-                    "score": s.score,
-                    "correct": s.correct,
-                    "majority": s.majority,
-                    "n_verdicts": len(q.verdicts),
-                    "latency_ms": q.latency_ms,
-                }
-            )
+        t, n = r.table, r.table.num_rows
+        if not n:
+            continue  # a run without questions adds no row, nor a benchmark of its own
+        columns = [
+            pa.array([r.run_id] * n, pa.string()),
+            pa.array([r.display_name] * n, pa.string()),
+            *t.select(_QA_DETAIL_COLUMNS).columns,
+            pc.list_value_length(t["verdicts"]).cast(pa.int64()),
+            t["latency_ms"],
+        ]
+        by_benchmark.setdefault(r.meta.benchmark, []).append(pa.Table.from_arrays(columns, schema=_QA_DETAILS_SCHEMA))
     details: dict[str, pa.Table] = {}
-    for b, recs in sorted(by_benchmark.items()):
-        recs.sort(key=lambda x: (x["run_id"], x["question_id"]))
+    for b, tables in sorted(by_benchmark.items()):
+        table = pa.concat_tables(tables).sort_by([("run_id", "ascending"), ("question_id", "ascending")])
         if b in withheld:
-            for rec in recs:
-                rec.update(question=None, gold_answer=None, answer=None)
-        details[b] = pa.Table.from_pylist(recs, schema=_QA_DETAILS_SCHEMA)
+            for name in ("question", "gold_answer", "answer"):
+                i = table.schema.get_field_index(name)
+                table = table.set_column(i, table.schema.field(i), pa.nulls(table.num_rows, pa.string()))
+        details[b] = table.combine_chunks()  # one chunk per column: the file's pages follow the chunks
     return details
 
 
