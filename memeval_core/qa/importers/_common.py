@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, NoReturn
@@ -48,6 +48,18 @@ class UnjudgedError(Exception):
 def fail(src: Source, loc: Sequence[int | str], message: str, hint: str = "") -> NoReturn:
     """Raise the :class:`IngestError` for a bad value at ``loc`` in ``src``."""
     raise IngestError(src.rel, json_path(loc), message, hint)
+
+
+def objects(
+    src: Source, items: Iterable[Any], loc: Sequence[int | str]
+) -> Iterator[tuple[int, list[int | str], dict[str, Any]]]:
+    """Each question item of the list at ``loc`` in ``src``: its position, its JSON location and the item, which
+    must be an object (else :func:`fail` at its location, "expected an object per question")."""
+    for i, item in enumerate(items):
+        where: list[int | str] = [*loc, i]
+        if not isinstance(item, dict):
+            fail(src, where, "expected an object per question")
+        yield i, where, item
 
 
 _MISSING: Any = object()

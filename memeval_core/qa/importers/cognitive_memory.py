@@ -34,6 +34,7 @@ from memeval_core.qa.importers._common import (
     fail,
     need,
     number,
+    objects,
     opt,
     text,
 )
@@ -84,10 +85,7 @@ def _locomo(src: Source, items: list[Any], meta_in: dict[str, Any]) -> ColumnRun
     sample_ids, names = locomo.SAMPLE_IDS, locomo.CATEGORY_NAMES
     # A file of answers without verdicts yields no run: its items are only checked, as below, and counted.
     graded = any(item.__class__ is dict and item.get("llm_correct") is not None for item in items)
-    for i, item in enumerate(items):
-        where: list[int | str] = ["per_question", i]
-        if not isinstance(item, dict):
-            fail(src, where, "expected an object per question")
+    for _, where, item in objects(src, items, ["per_question"]):
         ci = need(src, item, "conv_index", where, int)
         qi = need(src, item, "question_index", where, int)
         if not 0 <= ci < len(sample_ids):
@@ -148,10 +146,7 @@ def _longmemeval(src: Source, items: list[Any], meta_in: dict[str, Any]) -> Colu
     questions: list[dict[str, Any]] = []
     sessions: list[int] = []
     judge_models: list[str] = []
-    for i, item in enumerate(items):
-        where: list[int | str] = ["per_question", i]
-        if not isinstance(item, dict):
-            fail(src, where, "expected an object per question")
+    for _, where, item in objects(src, items, ["per_question"]):
         qid = need(src, item, "question_id", where, str)
         model = opt(src, item, "judge_model", where, str)
         if model and model not in judge_models:
@@ -203,10 +198,7 @@ def _thuir(src: Source, items: list[Any], agg: dict[str, Any]) -> ColumnRun:
     dataset: str = agg["dataset"] if isinstance(agg.get("dataset"), str) else src.stem
     benchmark = f"memorybench-{dataset.lower()}"
     questions: list[dict[str, Any]] = []
-    for i, item in enumerate(items):
-        where: list[int | str] = ["per_question", i]
-        if not isinstance(item, dict):
-            fail(src, where, "expected an object per question")
+    for i, where, item in objects(src, items, ["per_question"]):
         verdict = binary_verdict(src, item.get("correct"), [*where, "correct"], "correct")
         cat = item.get("category")
         questions.append(
@@ -232,10 +224,7 @@ def _reliability(src: Source) -> ColumnRun:
     meta_in = data.get("meta") if isinstance(data.get("meta"), dict) else {}
     alt_model = meta_in.get("model") if isinstance(meta_in.get("model"), str) else None
     questions: list[dict[str, Any]] = []
-    for i, item in enumerate(data["all_results"]):
-        where: list[int | str] = ["all_results", i]
-        if not isinstance(item, dict):
-            fail(src, where, "expected an object per question")
+    for i, where, item in objects(src, data["all_results"], ["all_results"]):
         code = str(need(src, item, "category", where, (int, str)))
         original = binary_verdict(src, item.get("original_verdict"), [*where, "original_verdict"], "original")
         alt_label = item.get("alt_raw") if isinstance(item.get("alt_raw"), str) else None

@@ -25,6 +25,7 @@ from memeval_core.qa.importers._common import (
     build_run,
     fail,
     need,
+    objects,
     opt,
     system_from_path,
     text,
@@ -70,10 +71,7 @@ def load(src: Source) -> list[ColumnRun]:
         if not isinstance(items, list):
             fail(src, ["detailed_results", key], "expected a list of per-question items")
         m_conv = _CONV.search(key)
-        for pos, item in enumerate(items):
-            where: list[int | str] = ["detailed_results", key, pos]
-            if not isinstance(item, dict):
-                fail(src, where, "expected an object per question")
+        for _, where, item in objects(src, items, ["detailed_results", key]):
             qid_raw = need(src, item, "question_id", where, str)
             if not graded:
                 need(src, item, "llm_judgments", where, dict)

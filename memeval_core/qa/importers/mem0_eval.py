@@ -28,6 +28,7 @@ from memeval_core.qa.importers._common import (
     fail,
     need,
     number,
+    objects,
     opt,
     system_from_path,
     text,
@@ -85,10 +86,7 @@ def load(src: Source) -> list[ColumnRun]:
     for key, items, loc in convs:
         conv_index = int(key) if key is not None and key.isdigit() and int(key) < len(sample_ids) else None
         raw_order = any(isinstance(i, dict) and str(i.get("category")) == locomo.ADVERSARIAL for i in items)
-        for pos, item in enumerate(items):
-            where = [*loc, pos]
-            if not isinstance(item, dict):
-                fail(src, where, "expected an object per question")
+        for pos, where, item in objects(src, items, loc):
             question = need(src, item, "question", where, str)
             cat = opt(src, item, "category", where, (int, str))
             code = None if cat is None else str(cat)

@@ -25,6 +25,7 @@ from memeval_core.qa.importers._common import (
     fail,
     need,
     number,
+    objects,
     opt,
     text,
 )
@@ -60,10 +61,7 @@ def load(src: Source) -> list[ColumnRun]:
     judge_model = data.get("judge") if isinstance(data.get("judge"), str) else None
     questions: list[dict[str, Any]] = []
     adversarial_scored = False
-    for i, item in enumerate(data[key]):
-        where: list[int | str] = [key, i]
-        if not isinstance(item, dict):
-            fail(src, where, "expected an object per question")
+    for _, where, item in objects(src, data[key], [key]):
         qtype = opt(src, item, "questionType", where, str)
         code = locomo.MEMORYBENCH_LABEL_TO_CODE.get(qtype) if is_locomo and qtype else qtype
         if is_locomo and qtype is not None and code is None:

@@ -34,6 +34,7 @@ from memeval_core.qa.importers._common import (
     graded_verdict,
     need,
     number,
+    objects,
     opt,
     system_from_path,
     text,
@@ -86,11 +87,7 @@ def sniff(data: Any, path: str) -> bool:
 def _longmemeval(src: Source, items: list[Any], summary: dict[str, Any]) -> ColumnRun:
     questions: list[dict[str, Any]] = []
     sessions: list[int] = []
-    loc0: list[int | str] = ["results"] if summary else []
-    for i, item in enumerate(items):
-        where: list[int | str] = [*loc0, i]
-        if not isinstance(item, dict):
-            fail(src, where, "expected an object per question")
+    for _, where, item in objects(src, items, ["results"] if summary else []):
         key = "llm_score" if "llm_score" in item else "grade"
         verdict = binary_verdict(src, item.get(key), [*where, key], key)
         n_sessions = opt(src, item, "num_sessions", where, int)

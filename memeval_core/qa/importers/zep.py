@@ -26,6 +26,7 @@ from memeval_core.qa.importers._common import (
     fail,
     need,
     number,
+    objects,
     system_from_path,
     text,
 )
@@ -87,10 +88,7 @@ def load(grades: Source, responses: Source | None = None) -> list[ColumnRun]:
     for key, items in grades.data.items():
         m = _KEY.search(key)
         conv_index = int(m[1]) if m and int(m[1]) < len(locomo.SAMPLE_IDS) else None
-        for pos, item in enumerate(items):
-            where: list[int | str] = [key, pos]
-            if not isinstance(item, dict):
-                fail(grades, where, "expected an object per question")
+        for pos, where, item in objects(grades, items, [key]):
             verdict = binary_verdict(grades, item.get("grade"), [*where, "grade"], JUDGE)
             latency = None
             if responses is not None:
