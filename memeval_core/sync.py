@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol, TextIO
+from typing import IO, Any, TextIO
 from urllib.parse import quote
 
 import requests
@@ -58,8 +58,8 @@ def human_bytes(n: int) -> str:
 # ------------------------------------------------------------------ progress
 
 
-class Reporter(Protocol):
-    """What a sync tells about its progress (called from the fetching threads)."""
+class Reporter:
+    """What a sync tells about its progress (called from the fetching threads); this base says nothing."""
 
     def start(self, files: int, nbytes: int) -> None:
         """The sync is about to fetch ``files`` files of ``nbytes`` bytes."""
@@ -71,20 +71,7 @@ class Reporter(Protocol):
         """One file is done: fetched and checked, or failed with ``error``."""
 
 
-class Silent:
-    """A reporter that says nothing."""
-
-    def start(self, files: int, nbytes: int) -> None:
-        """Nothing to say."""
-
-    def advance(self, nbytes: int) -> None:
-        """Nothing to say."""
-
-    def finished(self, target: str, error: str | None) -> None:
-        """Nothing to say."""
-
-
-class ProgressBar:
+class ProgressBar(Reporter):
     """Bytes and files of a sync on ``stream``: a bar redrawn in place on a terminal, else one line per file."""
 
     WIDTH = 28
@@ -446,7 +433,7 @@ def sync_catalogue(
     wanted = [e for e in entries if e.target not in present]
     try:
         fetch = fetch_local(from_dir) if from_dir is not None else fetch_upstream(staging / ".hub-cache")
-        errors = _fetch_all(wanted, staging, fetch, reporter or Silent(), parallel)
+        errors = _fetch_all(wanted, staging, fetch, reporter or Reporter(), parallel)
         installed, failures, notes = _install(results, staging, wanted, errors, from_dir)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
