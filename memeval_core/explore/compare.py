@@ -89,7 +89,7 @@ def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
     )
     turn = pd.array(ta.values("turn_index", rows_a), dtype="Int64")
     # Straight from the two runs' columns: no case objects.
-    frame = pd.DataFrame(
+    return pd.DataFrame(
         {
             "case_id": ta.values("case_id", rows_a),
             "turn_index": turn,
@@ -108,12 +108,6 @@ def paired_frame(run_a: PmbRun, run_b: PmbRun) -> pd.DataFrame:
         },
         columns=PAIR_COLUMNS,
     )
-    frame["turn_index"] = frame["turn_index"].astype("Int64")
-    frame["a_passed"] = frame["a_passed"].astype(bool)
-    frame["b_passed"] = frame["b_passed"].astype(bool)
-    for col in ("a_precision", "b_precision", "a_recall", "b_recall", "a_latency_ms", "b_latency_ms"):
-        frame[col] = frame[col].astype("float64")
-    return frame
 
 
 def _values_or_nan(table: CaseTable, name: str, rows: NDArray[np.int64]) -> NDArray[np.float64]:
