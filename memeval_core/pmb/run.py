@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -135,22 +136,22 @@ def display_names(identities: Sequence[RunIdentity]) -> list[str]:
     The provider string alone when it is unique and the file name says nothing more; otherwise
     ``provider (variant)`` from the file name; the short hash as a last resort.
     """
-    by_key: dict[tuple[str, str], list[int]] = {}
-    for i, ident in enumerate(identities):
-        by_key.setdefault((ident.benchmark, ident.provider), []).append(i)
-    names: dict[int, str] = {}
-    for (_, provider), idx in by_key.items():
-        for i in idx:
-            stem = identities[i].source.rsplit("/", 1)[-1].removesuffix(".json")
-            variant = file_variant(stem, provider)
-            names[i] = f"{provider} ({variant})" if variant else provider
-        seen: dict[str, int] = {}
-        for i in idx:
-            seen[names[i]] = seen.get(names[i], 0) + 1
-        for i in idx:
-            if seen[names[i]] > 1:
-                names[i] = f"{names[i]} #{identities[i].sha256[:8]}"
-    return [names[i] for i in range(len(identities))]
+    names = []
+    for ident in identities:
+        variant = file_variant(ident.source.rsplit("/", 1)[-1].removesuffix(".json"), ident.provider)
+        names.append(f"{ident.provider} ({variant})" if variant else ident.provider)
+    groups = [(ident.benchmark, ident.provider) for ident in identities]
+    return with_short_hash(names, groups, [ident.sha256 for ident in identities])
+
+
+def with_short_hash(names: Sequence[str], groups: Sequence[Hashable], hashes: Sequence[str]) -> list[str]:
+    """``names``, each followed by `` #`` and the first 8 characters of its hash where another run of its group
+    has the same name (a group: one benchmark and one provider or system; see :func:`display_names`)."""
+    counts = Counter(zip(groups, names, strict=True))
+    return [
+        f"{name} #{sha[:8]}" if counts[(group, name)] > 1 else name
+        for name, group, sha in zip(names, groups, hashes, strict=True)
+    ]
 
 
 def assign_display_names(runs: Iterable[PmbRun]) -> list[PmbRun]:

@@ -22,6 +22,7 @@ import io
 import json
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
@@ -35,6 +36,7 @@ from memeval_core import file_pool, settings, tree
 from memeval_core.errors import IngestError, refuse_unwritable
 from memeval_core.pmb.ingest import parse_json_bytes
 from memeval_core.pmb.ingest import sniff as pmb_sniff
+from memeval_core.pmb.run import with_short_hash
 from memeval_core.qa import locomo, publishable, shapes
 from memeval_core.qa.columns import ColumnRun, Columns
 from memeval_core.qa.importers import (
@@ -516,21 +518,14 @@ def _run_id(meta: RunMeta, merged: bool) -> str:
 
 def assign_display_names(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
     """The system where it is unique within its benchmark; else ``system (variant)``; the short hash last."""
-    by_key: dict[tuple[str, str], list[int]] = {}
-    for i, r in enumerate(runs):
-        by_key.setdefault((r.meta.benchmark, r.meta.system), []).append(i)
-    names: dict[int, str] = {}
-    for (_, system), idx in by_key.items():
-        for i in idx:
-            variant = runs[i].meta.variant
-            names[i] = system if len(idx) == 1 or not variant else f"{system} ({variant})"
-        counts: dict[str, int] = {}
-        for i in idx:
-            counts[names[i]] = counts.get(names[i], 0) + 1
-        for i in idx:
-            if counts[names[i]] > 1:
-                names[i] = f"{names[i]} #{(runs[i].meta.source_sha256 or '')[:8]}"
-    return [replace(r, display_name=names[i]) for i, r in enumerate(runs)]
+    groups = [(r.meta.benchmark, r.meta.system) for r in runs]
+    sizes = Counter(groups)
+    names = []
+    for r, group in zip(runs, groups, strict=True):
+        system, variant = r.meta.system, r.meta.variant
+        names.append(system if sizes[group] == 1 or not variant else f"{system} ({variant})")
+    names = with_short_hash(names, groups, [r.meta.source_sha256 or "" for r in runs])
+    return [replace(r, display_name=name) for r, name in zip(runs, names, strict=True)]
 
 
 # ------------------------------------------------------------------ the whole load
