@@ -12,7 +12,7 @@ from pathlib import Path
 
 from memeval_core import cli_judge, cli_publish, cli_run, leaderboard, tree
 from memeval_core.catalogue import CatalogueError, default_catalogue, load_catalogue
-from memeval_core.errors import IngestError, SnapshotError, is_text
+from memeval_core.errors import IngestError, SnapshotError, cli_error, is_text
 from memeval_core.hub_location import HubLocation
 from memeval_core.pmb.ingest import find_fixture_dir, load_fixture
 from memeval_core.qa import leaderboard as qa_leaderboard
@@ -160,17 +160,14 @@ def cmd_mapping(args: argparse.Namespace) -> int:
     """Write a generic-mapping skeleton for a rows file, guessed from its own column names."""
     data_path = Path(args.file)
     if not is_text(str(data_path.absolute())):
-        print(f"error: {tree.printable(args.file)}: its path is not UTF-8 text; rename it", file=sys.stderr)
-        return 2
+        return cli_error(f"{tree.printable(args.file)}: its path is not UTF-8 text; rename it", 2)
     out = Path(args.out) if args.out else data_path.with_name(f"{data_path.stem}.mapping.json")
     try:
         src = read_source(data_path, data_path.name)
     except IngestError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return cli_error(str(exc), 2)
     if out.exists():
-        print(f"error: {out} already exists; pass --out to write elsewhere", file=sys.stderr)
-        return 2
+        return cli_error(f"{out} already exists; pass --out to write elsewhere", 2)
     relative = os.path.relpath(data_path.resolve(), out.resolve().parent).replace(os.sep, "/")
     skeleton = mapping_skeleton(src.data, relative)
     out.write_text(json.dumps(skeleton, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -184,8 +181,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     try:
         cat = load_catalogue(Path(args.catalogue)) if args.catalogue else default_catalogue()
     except CatalogueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return cli_error(str(exc), 2)
     kinds = sorted({"dataset" if k == "datasets" else k for k in args.only}) if args.only else None
     if args.check:
         checks = check_upstream(cat, kinds)
@@ -204,8 +200,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
             root, catalogue=cat, kinds=kinds, from_dir=from_dir, reporter=ProgressBar(sys.stderr), parallel=args.jobs
         )
     except SyncError as exc:
-        print(f"error: sync failed: {exc}", file=sys.stderr)
-        return 1
+        return cli_error(f"sync failed: {exc}", 1)
     for line in res.notes:
         print(line, file=sys.stderr)
     for line in res.failures:
@@ -230,15 +225,13 @@ def cmd_add(args: argparse.Namespace) -> int:
     try:
         validate = file_validator(root, fixtures_dir(args.fixtures))
     except IngestError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return cli_error(str(exc), 2)
     files: list[tuple[str, bytes]] = []
     for f in args.files:
         try:
             files.append((Path(f).name, Path(f).read_bytes()))
         except OSError as exc:
-            print(f"error: {f}: cannot be read: {exc.strerror}", file=sys.stderr)
-            return 2
+            return cli_error(f"{f}: cannot be read: {exc.strerror}", 2)
     results = add_files(root, files, validate, int(args.max_size * 1024 * 1024))
     for r in results:
         if r.status == "stored":
@@ -319,6 +312,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except SnapshotError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return cli_error(str(exc), 2)
     return code

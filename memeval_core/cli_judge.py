@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from memeval_core import __version__
+from memeval_core.errors import cli_error
 from memeval_core.judge import output
 from memeval_core.judge.cache import CacheError, CallKey, VerdictCache
 from memeval_core.judge.client import DEFAULT_BASE_URL, JudgeError, OpenAIJudge, RetryPolicy, public_url, scrub
@@ -214,8 +215,7 @@ def main_judge(args: argparse.Namespace) -> int:
         out_dir = Path(args.out) if args.out else results_dir(args.results) / output.JUDGED_DIR
         cache = VerdictCache(Path(args.cache) if args.cache else out_dir / CACHE_NAME)
     except (InputError, PromptError, PriceError, output.OutputError, CacheError) as exc:
-        print(f"error: {scrub(str(exc), secrets)}", file=sys.stderr)
-        return 2
+        return cli_error(scrub(str(exc), secrets), 2)
     try:
         if args.dry_run:
             _dry_run(todo, args, cache, public_url(base_url), price)
@@ -226,8 +226,7 @@ def main_judge(args: argparse.Namespace) -> int:
         for job in todo:
             print(_judge_one(job, args, client, cache, budget))
     except (JudgeError, output.OutputError, CacheError) as exc:
-        print(f"error: {scrub(str(exc), secrets)}", file=sys.stderr)
-        return 1
+        return cli_error(scrub(str(exc), secrets), 1)
     finally:
         cache.close()
     return 0

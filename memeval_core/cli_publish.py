@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memeval_core.errors import cli_error
 from memeval_core.export.space import SpaceOptions
 from memeval_core.export.writer import ExportError, ExportResult, export, write_export
 from memeval_core.hub_location import HubLocation, HubResultsError
@@ -48,8 +49,7 @@ def main_export(args: argparse.Namespace) -> int:
     try:
         result = _export(args, out, SpaceOptions(**overrides))
     except (ExportError, ValueError) as exc:  # ValueError includes HubResultsError: a dataset that cannot be read
-        print(f"error: export failed, {out} is unchanged: {exc}", file=sys.stderr)
-        return 1
+        return cli_error(f"export failed, {out} is unchanged: {exc}", 1)
     for problem in result.skipped_errors:
         print(f"warning: left out: {problem}", file=sys.stderr)
     total = sum(f.size for f in result.files)
@@ -65,8 +65,7 @@ def push_results(args: argparse.Namespace) -> int:
     """``push --dataset OWNER/NAME`` without ``--space``: add the results folder's new runs to a results dataset."""
     root = results_dir(args.results)
     if not root.is_dir():
-        print(f"error: results directory {root} does not exist (pass --results DIR)", file=sys.stderr)
-        return 1
+        return cli_error(f"results directory {root} does not exist (pass --results DIR)", 1)
     from memeval_core.hub_results import push_runs  # the Hub client costs 0.2 s to import: only push pays it
 
     pmb, qa = load_all_results(root, root, fixtures_dir(args.fixtures), datasets_dir(None))
@@ -75,8 +74,7 @@ def push_results(args: argparse.Namespace) -> int:
     try:
         outcome = push_runs(pmb, qa, args.dataset, token=None, private=args.private, results=root)
     except HubResultsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return cli_error(str(exc), 1)
     print(outcome.describe())
     return 0
 
@@ -84,8 +82,7 @@ def push_results(args: argparse.Namespace) -> int:
 def main_push(args: argparse.Namespace) -> int:
     """Run ``push``: one line per repo (and its file changes); exit 1 with one sentence on failure."""
     if args.space is None and args.dataset is None:
-        print("error: pass --space OWNER/NAME (an export) or --dataset OWNER/NAME (results)", file=sys.stderr)
-        return 1
+        return cli_error("pass --space OWNER/NAME (an export) or --dataset OWNER/NAME (results)", 1)
     # The Hub client costs 0.2 s to import: only push pays it (every other command starts without it).
     from huggingface_hub.utils.tqdm import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 
@@ -111,8 +108,7 @@ def main_push(args: argparse.Namespace) -> int:
             force=args.force,
         )
     except PushError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return cli_error(str(exc), 1)
     finally:
         if bars_were_on:
             enable_progress_bars()

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from memeval_core.errors import IngestError
+from memeval_core.errors import IngestError, cli_error
 from memeval_core.pmb.ingest import find_fixture_dir, load_fixture
 from memeval_core.runner.client import WrapperError
 from memeval_core.runner.config import ProviderConfig, load_provider_config
@@ -44,14 +44,12 @@ def cmd_run_pmb(args: argparse.Namespace) -> int:
         fixture = load_fixture(fx_dir)
         cfg = load_provider_config(Path(args.config) if args.config else None, args.provider)
     except IngestError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return cli_error(str(exc), 2)
     if args.seed_delay_ms is not None:
         cfg = cfg.model_copy(update={"seed_delay_ms": args.seed_delay_ms})
     url = args.url or cfg.default_url
     if not url:
-        print("error: --url is required (the provider's block in --config has no defaultUrl)", file=sys.stderr)
-        return 2
+        return cli_error("--url is required (the provider's block in --config has no defaultUrl)", 2)
     opts = RunOptions(
         url=url,
         provider=args.provider,
@@ -103,8 +101,7 @@ def cmd_wrapper(args: argparse.Namespace) -> int:
         provider = make_provider(args)
         server = WrapperServer(provider, args.port, delay_ms=args.delay_ms, verbose=args.verbose)
     except (IngestError, OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return cli_error(str(exc), 2)
     where = f"; database {provider.path}" if hasattr(provider, "path") else ""
     print(f"{args.name} wrapper on {server.url} (Ctrl-C stops it{where})", flush=True)
     try:

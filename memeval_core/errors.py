@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+
+
+def cli_error(message: str, code: int) -> int:
+    """Print ``error: <message>`` to stderr for a command that cannot go on; return its exit code."""
+    print(f"error: {message}", file=sys.stderr)
+    return code
 
 
 def json_path(loc: Sequence[int | str]) -> str:
