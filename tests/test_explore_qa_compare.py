@@ -19,7 +19,6 @@ from memeval_core.explore.qa_compare import (
     qa_compare_stats,
     qa_paired_frame,
     qa_question_detail,
-    unpaired_counts,
 )
 from memeval_core.qa.ingest import LoadedRun, load_qa
 from memeval_core.qa.models import QaRun
@@ -117,7 +116,8 @@ def test_paired_frame_in_a_order_with_failures_counted(pair: tuple[LoadedRun, Lo
     assert list(df["b_score"]) == pytest.approx([1, 0, 0, 1, 0, 1])
     assert df.loc[3, "a_failure"] == "no answer" and df["a_answer"].isna()[3]
     assert list(df["category_name"][:2]) == ["multi_hop", "multi_hop"]
-    assert unpaired_counts(a, b) == (1, 1)
+    pairs = paired_questions(a, b)
+    assert (pairs.only_a, pairs.only_b) == (1, 1)
 
 
 def test_filters_match_the_pmb_compare(pair: tuple[LoadedRun, LoadedRun]) -> None:

@@ -23,11 +23,13 @@ from typing import TypeVar
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from memeval_core.explore.paired import TABLE_COLUMNS, PairedReport, Terms, paired_stats
 from memeval_core.qa.ingest import LoadedRun, QaRunHeader
 from memeval_core.qa.models import QaQuestion
-from memeval_core.qa.scoring import QuestionScore, passes, rescale
+from memeval_core.qa.scoring import passes, rescale
+from memeval_core.qa.table import questions_from_table, scores_from_table
 from memeval_core.stats.bootstrap import BootstrapMethod
 
 OUTCOME_OF: dict[tuple[bool, bool], str] = {
@@ -55,7 +57,10 @@ QA_PAIR_COLUMNS = [
     "b_failure",
 ]
 
-Scored = tuple[QaQuestion, QuestionScore]
+_SHARED = ["question_id", "category", "category_name", "question", "gold_answer"]
+"""The columns of a paired question that are A's (the others come as ``a_<field>`` and ``b_<field>``)."""
+_SIDES = ["answer", "score", "correct", "failure"]
+"""The question table's columns that A and B each have in the paired frame."""
 H = TypeVar("H", bound=QaRunHeader)
 
 
@@ -83,29 +88,39 @@ def check_pairable(run_a: QaRunHeader, run_b: QaRunHeader) -> None:
         )
 
 
-def _scored_index(run: LoadedRun) -> dict[str, Scored]:
-    out: dict[str, Scored] = {}
-    for q, s in zip(run.run.questions, run.question_scores, strict=True):
-        if not s.scored:
-            continue
-        if q.question_id in out:
-            raise ValueError(f"{_source(run)}: question {q.question_id!r} appears twice")
-        out[q.question_id] = (q, s)
-    return out
+@dataclass(frozen=True)
+class PairedQuestions:
+    """The questions scored in both A and B, as A's and B's rows of their question tables, in A's order."""
+
+    a: pa.Table
+    """A's rows (:data:`memeval_core.qa.table.SCHEMA`)."""
+    b: pa.Table
+    """B's matching rows."""
+    only_a: int
+    """Scored questions only A has (left out of every comparison)."""
+    only_b: int
+    """Scored questions only B has."""
 
 
-def paired_questions(run_a: LoadedRun, run_b: LoadedRun) -> list[tuple[Scored, Scored]]:
-    """Questions scored in both runs, as ((question, score) of A, (question, score) of B) in A's order."""
+def _scored(run: LoadedRun) -> tuple[pa.Table, dict[str, int]]:
+    """The run's scored questions and each one's row by question id; a ValueError naming the file when an id
+    appears twice."""
+    table = run.table.filter(run.table["scored"])
+    rows: dict[str, int] = {}
+    for row, question_id in enumerate(table["question_id"].to_pylist()):
+        if rows.setdefault(question_id, row) != row:
+            raise ValueError(f"{_source(run)}: question {question_id!r} appears twice")
+    return table, rows
+
+
+def paired_questions(run_a: LoadedRun, run_b: LoadedRun) -> PairedQuestions:
+    """The questions scored in both runs (and how many only one of them scored)."""
     check_pairable(run_a, run_b)
-    b_index = _scored_index(run_b)
-    return [(a, b_index[k]) for k, a in _scored_index(run_a).items() if k in b_index]
-
-
-def unpaired_counts(run_a: LoadedRun, run_b: LoadedRun) -> tuple[int, int]:
-    """Scored questions only A has, and only B has (left out of every comparison)."""
-    check_pairable(run_a, run_b)
-    a, b = _scored_index(run_a).keys(), _scored_index(run_b).keys()
-    return len(a - b), len(b - a)
+    (table_b, rows_b), (table_a, rows_a) = _scored(run_b), _scored(run_a)
+    rows = [(row, rows_b[k]) for k, row in rows_a.items() if k in rows_b]
+    take_a, take_b = pa.array([a for a, _ in rows], pa.int64()), pa.array([b for _, b in rows], pa.int64())
+    only_a, only_b = len(rows_a.keys() - rows_b.keys()), len(rows_b.keys() - rows_a.keys())
+    return PairedQuestions(table_a.take(take_a), table_b.take(take_b), only_a, only_b)
 
 
 def qa_paired_frame(run_a: LoadedRun, run_b: LoadedRun) -> pd.DataFrame:
@@ -116,31 +131,15 @@ def qa_paired_frame(run_a: LoadedRun, run_b: LoadedRun) -> pd.DataFrame:
     (score >= 0.6), ``outcome`` (``both correct`` / ``A wins`` / ``B wins`` / ``both wrong``),
     ``a_failure, b_failure`` (``no answer`` / ``error`` / ``not judged``, or None).
     """
-    rows = [
-        {
-            "question_id": qa.question_id,
-            "category": qa.category,
-            "category_name": qa.category_name,
-            "question": qa.question,
-            "gold_answer": qa.gold_answer,
-            "a_answer": qa.answer,
-            "b_answer": qb.answer,
-            "a_score": sa.score,
-            "b_score": sb.score,
-            "a_correct": sa.correct,
-            "b_correct": sb.correct,
-            "outcome": OUTCOME_OF[sa.correct, sb.correct],
-            "a_failure": sa.failure,
-            "b_failure": sb.failure,
-        }
-        for (qa, sa), (qb, sb) in paired_questions(run_a, run_b)
-    ]
+    pairs = paired_questions(run_a, run_b)
+    a, b = (side.select([*_SHARED, *_SIDES]).to_pydict() for side in (pairs.a, pairs.b))
+    columns = {name: a[name] for name in _SHARED}
+    columns.update({f"{x}_{name}": side[name] for name in _SIDES for x, side in (("a", a), ("b", b))})
+    columns["outcome"] = [OUTCOME_OF[x, y] for x, y in zip(a["correct"], b["correct"], strict=True)]
+    # Row by row, as records would be: each column's type is inferred from its values (no rows: all object).
+    rows = list(zip(*(columns[name] for name in QA_PAIR_COLUMNS), strict=True))
     frame = pd.DataFrame(rows, columns=QA_PAIR_COLUMNS)
-    frame["a_correct"] = frame["a_correct"].astype(bool)
-    frame["b_correct"] = frame["b_correct"].astype(bool)
-    frame["a_score"] = frame["a_score"].astype("float64")
-    frame["b_score"] = frame["b_score"].astype("float64")
-    return frame
+    return frame.astype({"a_correct": bool, "b_correct": bool, "a_score": "float64", "b_score": "float64"})
 
 
 QA_TERMS = Terms(
@@ -162,7 +161,7 @@ QA_TERMS = Terms(
 """The words of a QA comparison (statistics columns ``category``, ``accuracy_*`` = share correct, ``score_*``)."""
 
 
-def outcome_table(pairs: list[tuple[Scored, Scored]]) -> pd.DataFrame:
+def outcome_table(pairs: PairedQuestions) -> pd.DataFrame:
     """The paired outcome table (:data:`memeval_core.explore.paired.TABLE_COLUMNS`) of :func:`paired_questions`.
 
     ``item`` is the question id, ``category`` A's raw category code (None: none), ``a``/``b`` correct, the values
@@ -170,23 +169,23 @@ def outcome_table(pairs: list[tuple[Scored, Scored]]) -> pd.DataFrame:
     """
     return pd.DataFrame(
         {
-            "item": [qa.question_id for (qa, _), _ in pairs],
-            "category": pd.Series([qa.category for (qa, _), _ in pairs], dtype=object),
-            "a": np.array([sa.correct for (_, sa), _ in pairs], dtype=bool),
-            "b": np.array([sb.correct for _, (_, sb) in pairs], dtype=bool),
-            "a_value": np.array([sa.score for (_, sa), _ in pairs], dtype=np.float64),
-            "b_value": np.array([sb.score for _, (_, sb) in pairs], dtype=np.float64),
+            "item": pairs.a["question_id"].to_pylist(),
+            "category": pd.Series(pairs.a["category"].to_pylist(), dtype=object),
+            "a": np.array(pairs.a["correct"].to_pylist(), dtype=bool),
+            "b": np.array(pairs.b["correct"].to_pylist(), dtype=bool),
+            "a_value": np.array(pairs.a["score"].to_pylist(), dtype=np.float64),
+            "b_value": np.array(pairs.b["score"].to_pylist(), dtype=np.float64),
         },
         columns=list(TABLE_COLUMNS),
     )
 
 
-def _category_labels(pairs: list[tuple[Scored, Scored]]) -> dict[str, str]:
+def _category_labels(pairs: PairedQuestions) -> dict[str, str]:
     """Each category's scope label: ``<code> <name>``, or the code alone without a name (A's first name met)."""
     names: dict[str, str | None] = {}
-    for (q, _), _ in pairs:
-        if q.category is not None:
-            names.setdefault(q.category, q.category_name)
+    for code, name in zip(pairs.a["category"].to_pylist(), pairs.a["category_name"].to_pylist(), strict=True):
+        if code is not None:
+            names.setdefault(code, name)
     return {code: f"{code} {name}" if name and name != code else code for code, name in names.items()}
 
 
@@ -205,9 +204,8 @@ def qa_compare_stats(
     codes numerically, then the others by name).
     """
     pairs = paired_questions(run_a, run_b)
-    if not pairs:
+    if not pairs.a.num_rows:
         raise ValueError(f"{_source(run_a)} and {_source(run_b)} have no scored question in common")
-    only_a, only_b = unpaired_counts(run_a, run_b)
     return paired_stats(
         outcome_table(pairs),
         a=run_a.display_name,
@@ -221,8 +219,8 @@ def qa_compare_stats(
         category_order=tuple(run_a.score.categories),
         category_labels=_category_labels(pairs),
         includes_adversarial=run_a.meta.includes_adversarial,
-        only_a=only_a,
-        only_b=only_b,
+        only_a=pairs.only_a,
+        only_b=pairs.only_b,
     )
 
 
@@ -266,7 +264,9 @@ class QaQuestionView:
     """B's answer and verdicts."""
 
 
-def _side(run: LoadedRun, q: QaQuestion, s: QuestionScore) -> QaSide:
+def _side(run: LoadedRun, row: pa.Table) -> tuple[QaQuestion, QaSide]:
+    """The question in the one-row table ``row`` of ``run``'s questions, and the run's answer to it."""
+    (q,), (s,) = questions_from_table(row), scores_from_table(row)
     verdicts = pd.DataFrame(
         [
             {
@@ -282,22 +282,18 @@ def _side(run: LoadedRun, q: QaQuestion, s: QuestionScore) -> QaSide:
         ],
         columns=["judge", "score", "scale", "rescaled", "passes", "model", "label"],
     )
-    return QaSide(run.display_name, q.answer, s.score, s.correct, s.failure, q.error_message, verdicts)
+    return q, QaSide(run.display_name, q.answer, s.score, s.correct, s.failure, q.error_message, verdicts)
 
 
 def qa_question_detail(run_a: LoadedRun, run_b: LoadedRun, question_id: str) -> QaQuestionView:
     """The question ``question_id`` for A and B: question, gold, both answers and every verdict."""
-    for (qa, sa), (qb, sb) in paired_questions(run_a, run_b):
-        if qa.question_id == question_id:
-            return QaQuestionView(
-                question_id=question_id,
-                category=qa.category,
-                category_name=qa.category_name,
-                question=qa.question,
-                gold_answer=qa.gold_answer if qa.gold_answer is not None else qb.gold_answer,
-                a=_side(run_a, qa, sa),
-                b=_side(run_b, qb, sb),
-            )
+    pairs = paired_questions(run_a, run_b)
+    rows = pairs.a["question_id"].to_pylist()
+    if question_id in rows:
+        row = rows.index(question_id)
+        (qa, a), (qb, b) = _side(run_a, pairs.a.slice(row, 1)), _side(run_b, pairs.b.slice(row, 1))
+        gold = qa.gold_answer if qa.gold_answer is not None else qb.gold_answer
+        return QaQuestionView(question_id, qa.category, qa.category_name, qa.question, gold, a, b)
     raise ValueError(f"question {question_id!r} is not scored in both {_source(run_a)} and {_source(run_b)}")
 
 
