@@ -42,7 +42,7 @@ from memeval_core import parquet
 from memeval_core.pmb.assertions import gold_relevant, unique
 from memeval_core.pmb.case_table import CaseTable
 from memeval_core.pmb.fixtures import PmbFixture
-from memeval_core.pmb.models import BeliefsExpect, IdsExpect, PreludeExpect
+from memeval_core.pmb.models import BeliefsExpect, CaseExpect, IdsExpect, PreludeExpect, SessionTurnExpect
 from memeval_core.pmb.pass_types import PassType
 from memeval_core.pmb.rescore import ScoredCase
 from memeval_core.pmb.run import Benchmark, PmbRun
@@ -183,28 +183,34 @@ def _ids(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(unique(values))
 
 
-def _single_expectation(fixture: PmbFixture, case_id: str) -> tuple[Expectation, str, str, str]:
-    case = fixture.case_by_id.get(case_id)
-    if case is None:
-        raise KeyError(f"case {case_id!r} is not in the fixture's retrieval cases ({fixture.source or 'fixture'})")
-    e = case.expect
+def _expectation(e: CaseExpect | SessionTurnExpect, gold: Iterable[str]) -> Expectation:
+    """What a single-turn case (``e`` a :class:`CaseExpect`) or a session turn asserts, with its gold set."""
     rb, pf, oq = e.relevant_beliefs or BeliefsExpect(), e.pinned_facts or IdsExpect(), e.open_questions or IdsExpect()
-    exp = Expectation(
-        gold=_ids(gold_relevant(case, set(fixture.pinned_in_seed))),
+    single = e if isinstance(e, CaseExpect) else None  # for the assertions only single-turn cases make
+    noise = None if isinstance(e, CaseExpect) else e.noise_check
+    return Expectation(
+        gold=_ids(gold),
         should_only_include=None if rb.should_only_include is None else _ids(rb.should_only_include),
         must_include=_ids(rb.must_include),
         must_exclude=_ids(rb.must_exclude),
-        should_include=_ids(rb.should_include),
+        should_include=_ids(rb.should_include) if single else (),
         pinned_must_include=_ids(pf.must_include),
         pinned_must_exclude=_ids(pf.must_exclude),
         questions_must_include=_ids(oq.must_include),
         questions_must_exclude=_ids(oq.must_exclude),
-        noise_must_not_surface=(),
-        max_count=rb.max_count,
-        min_count=rb.min_count,
-        ordered_before=tuple((a, b) for a, b in rb.ordered_before),
-        persona_prelude=e.persona_prelude,
+        noise_must_not_surface=_ids(noise.must_not_surface) if noise else (),
+        max_count=rb.max_count if single else None,
+        min_count=rb.min_count if single else None,
+        ordered_before=tuple((a, b) for a, b in rb.ordered_before) if single else (),
+        persona_prelude=single.persona_prelude if single else None,
     )
+
+
+def _single_expectation(fixture: PmbFixture, case_id: str) -> tuple[Expectation, str, str, str]:
+    case = fixture.case_by_id.get(case_id)
+    if case is None:
+        raise KeyError(f"case {case_id!r} is not in the fixture's retrieval cases ({fixture.source or 'fixture'})")
+    exp = _expectation(case.expect, gold_relevant(case, set(fixture.pinned_in_seed)))
     return exp, case.category, case.description, case.query
 
 
@@ -212,25 +218,8 @@ def _turn_expectation(fixture: PmbFixture, case_id: str, turn_index: int) -> tup
     turn = fixture.turn_by_key.get((case_id, turn_index))
     if turn is None:
         raise KeyError(f"session turn ({case_id!r}, {turn_index}) is not in the fixture's session cases")
-    e = turn.expect
-    rb, pf, oq = e.relevant_beliefs or BeliefsExpect(), e.pinned_facts or IdsExpect(), e.open_questions or IdsExpect()
-    exp = Expectation(
-        gold=_ids(gold_turn(e.relevant_beliefs)),
-        should_only_include=None if rb.should_only_include is None else _ids(rb.should_only_include),
-        must_include=_ids(rb.must_include),
-        must_exclude=_ids(rb.must_exclude),
-        should_include=(),
-        pinned_must_include=_ids(pf.must_include),
-        pinned_must_exclude=_ids(pf.must_exclude),
-        questions_must_include=_ids(oq.must_include),
-        questions_must_exclude=_ids(oq.must_exclude),
-        noise_must_not_surface=_ids(e.noise_check.must_not_surface) if e.noise_check else (),
-        max_count=None,
-        min_count=None,
-        ordered_before=(),
-        persona_prelude=None,
-    )
     session = next(s for s in fixture.session_cases if s.case_id == case_id)
+    exp = _expectation(turn.expect, gold_turn(turn.expect.relevant_beliefs))
     return exp, SESSION_CATEGORY, session.description, turn.user_message
 
 
@@ -578,6 +567,12 @@ def failures_frame(view: CaseView) -> pd.DataFrame:
     return frame
 
 
+_OUTCOME_FIELDS = (
+    "display_name", "run_id", "passed", "pass_type", "precision", "recall", "drift", "returned_nothing", "latency_ms"
+)  # fmt: skip
+"""The :class:`CaseOutcome` fields :func:`outcome_frame` shows as they are, in its column order."""
+
+
 def outcome_frame(view: CaseView) -> pd.DataFrame:
     """One row per run: verdict, scores, latency and counts of classified ids over all tiers.
 
@@ -586,46 +581,20 @@ def outcome_frame(view: CaseView) -> pd.DataFrame:
     the report did not record), ``n_correct, n_unexpected, n_forbidden, n_missing, failures`` (messages
     joined with `` | ``).
     """
-    rows = []
-    for o in view.outcomes:
-        rows.append(
-            {
-                "display_name": o.display_name,
-                "run_id": o.run_id,
-                "passed": o.passed,
-                "pass_type": o.pass_type,
-                "precision": o.precision,
-                "recall": o.recall,
-                "drift": o.drift,
-                "returned_nothing": o.returned_nothing,
-                "latency_ms": o.latency_ms,
-                "n_returned": sum(len(t.returned) for t in o.tiers),
-                **{TIER_COUNTS[t.tier]: len(t.returned) if t.recorded else None for t in o.tiers},
-                **{f"n_{cls}": sum(len(getattr(t, cls)) for t in o.tiers) for cls in ID_CLASSES},
-                "failures": " | ".join(o.failures),
-            }
-        )
-    columns = [
-        "display_name",
-        "run_id",
-        "passed",
-        "pass_type",
-        "precision",
-        "recall",
-        "drift",
-        "returned_nothing",
-        "latency_ms",
-        "n_returned",
-        *TIER_COUNTS.values(),
-        *(f"n_{cls}" for cls in ID_CLASSES),
-        "failures",
+    rows = [
+        {
+            **{name: getattr(o, name) for name in _OUTCOME_FIELDS},
+            "n_returned": sum(len(t.returned) for t in o.tiers),
+            **{TIER_COUNTS[t.tier]: len(t.returned) if t.recorded else None for t in o.tiers},
+            **{f"n_{cls}": sum(len(getattr(t, cls)) for t in o.tiers) for cls in ID_CLASSES},
+            "failures": " | ".join(o.failures),
+        }
+        for o in view.outcomes
     ]
+    columns = [*_OUTCOME_FIELDS, "n_returned", *TIER_COUNTS.values(), *(f"n_{cls}" for cls in ID_CLASSES), "failures"]
     frame = pd.DataFrame(rows, columns=columns)
-    for col in ("precision", "recall", "drift", "latency_ms"):
-        frame[col] = frame[col].astype("float64")
-    for col in TIER_COUNTS.values():
-        frame[col] = frame[col].astype("Int64")
-    return frame
+    floats = dict.fromkeys(("precision", "recall", "drift", "latency_ms"), "float64")
+    return frame.astype(floats | dict.fromkeys(TIER_COUNTS.values(), "Int64"))
 
 
 def case_keys(fixture: PmbFixture, benchmark: Benchmark) -> tuple[str, ...]:

@@ -60,8 +60,7 @@ def category_table(runs: pa.Table, fixture: PmbFixture) -> pd.DataFrame:
     for name in ("display_name", "run_id", "benchmark"):
         frame[name] = runs.column(name).to_numpy(zero_copy_only=False)[frame["run"]]
     frame["pass_rate"] = frame["passed"] / frame["cases"]
-    for col in ("pass_rate", "mean_precision", "mean_recall"):
-        frame[col] = frame[col].astype("float64")
+    frame = frame.astype(dict.fromkeys(("pass_rate", "mean_precision", "mean_recall"), "float64"))
     return frame[CATEGORY_COLUMNS].reset_index(drop=True)
 
 

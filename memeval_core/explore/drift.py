@@ -196,9 +196,7 @@ def drift_timeline(runs: Sequence[PmbRun], fixture: PmbFixture) -> pd.DataFrame:
                 }
             )
     frame = pd.DataFrame(rows, columns=TIMELINE_COLUMNS)
-    for col in ("precision", "harness_drift", "topic_drift", "latency_ms"):
-        frame[col] = frame[col].astype("float64")
-    return frame
+    return frame.astype(dict.fromkeys(("precision", "harness_drift", "topic_drift", "latency_ms"), "float64"))
 
 
 def session_latency(runs: Sequence[PmbRun]) -> pd.DataFrame:
@@ -237,9 +235,7 @@ def session_latency(runs: Sequence[PmbRun]) -> pd.DataFrame:
             "ratio",
         ],
     )
-    for col in ("session_p50_ms", "single_turn_p50_ms", "ratio"):
-        frame[col] = frame[col].astype("float64")
-    return frame
+    return frame.astype(dict.fromkeys(("session_p50_ms", "single_turn_p50_ms", "ratio"), "float64"))
 
 
 def turn_labels(fixture: PmbFixture) -> dict[tuple[str, int], str]:

@@ -20,23 +20,12 @@ from numpy.typing import NDArray
 
 from memeval_core.pmb.run import PmbRun
 
-SUMMARY_COLUMNS = [
-    "display_name",
-    "run_id",
-    "benchmark",
-    "count",
-    "mean_ms",
-    "p50_ms",
-    "p95_ms",
-    "ingestion_total_ms",
-    "ingestion_beliefs",
-    "ingestion_per_belief_ms",
-]
 _SUMMARY_SOURCES = {"display_name": "display_name", "run_id": "run_id", "benchmark": "benchmark"}
 _SUMMARY_SOURCES |= {"count": "latency_count", "mean_ms": "latency_mean_ms", "p50_ms": "latency_p50_ms"}
 _SUMMARY_SOURCES |= {"p95_ms": "latency_p95_ms", "ingestion_total_ms": "ingestion_total_ms"}
 _SUMMARY_SOURCES |= {"ingestion_beliefs": "ingestion_beliefs"}
 """Summary column -> the runs-table column it is read from."""
+SUMMARY_COLUMNS = [*_SUMMARY_SOURCES, "ingestion_per_belief_ms"]
 CASE_COLUMNS = ("run_id", "case_id", "turn_index", "category", "passed", "latency_ms")
 """The case columns :func:`latency_distribution` and :func:`latency_boxes` read (of every run they chart)."""
 RUN_COLUMNS = ["display_name", "run_id", "benchmark"]
@@ -53,8 +42,7 @@ def latency_summary(runs: pa.Table) -> pd.DataFrame:
     (NaN, ``<NA>``) when the run did not ingest (or ingested zero beliefs).
     """
     frame = pd.DataFrame({name: runs.column(col).to_pylist() for name, col in _SUMMARY_SOURCES.items()})
-    for col in ("mean_ms", "p50_ms", "p95_ms", "ingestion_total_ms"):
-        frame[col] = frame[col].astype("float64")
+    frame = frame.astype(dict.fromkeys(("mean_ms", "p50_ms", "p95_ms", "ingestion_total_ms"), "float64"))
     beliefs = frame["ingestion_beliefs"].astype("float64")
     frame["ingestion_per_belief_ms"] = (frame["ingestion_total_ms"] / beliefs).where(beliefs > 0)
     frame["ingestion_beliefs"] = frame["ingestion_beliefs"].astype("Int64")

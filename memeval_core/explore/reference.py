@@ -31,12 +31,12 @@ from typing import Literal
 import pandas as pd
 
 from memeval_core.explore.case_view import SESSION_CATEGORY
-from memeval_core.pmb.assertions import check_case
+from memeval_core.pmb.assertions import CaseCheck, check_case
 from memeval_core.pmb.fixtures import HARNESS_USER, PmbFixture
 from memeval_core.pmb.models import Belief
 from memeval_core.pmb.pass_types import PASS_TYPES, PassType, classify_pass
 from memeval_core.pmb.run import Benchmark
-from memeval_core.pmb.session import check_turn
+from memeval_core.pmb.session import TurnCheck, check_turn
 
 ReferenceName = Literal["returns nothing", "returns everything"]
 REFERENCE_NAMES: tuple[ReferenceName, ...] = ("returns nothing", "returns everything")
@@ -118,6 +118,12 @@ def _mean(values: list[float | None]) -> float | None:
     return math.fsum(present) / len(present) if present else None
 
 
+def _case(case_id: str, turn: int | None, category: str, chk: CaseCheck | TurnCheck) -> ReferenceCase:
+    """One simulated case (session: turn) as the harness's check scored it."""
+    pass_type = classify_pass(chk.passed, chk.precision, category)
+    return ReferenceCase(case_id, turn, category, chk.passed, pass_type, chk.precision, chk.recall, chk.failures)
+
+
 def _single_turn(fixture: PmbFixture, name: ReferenceName) -> ReferenceSystem:
     everything = name == "returns everything"
     pinned = sorted(fixture.pinned_in_seed) if everything else []
@@ -128,18 +134,7 @@ def _single_turn(fixture: PmbFixture, name: ReferenceName) -> ReferenceSystem:
     persona: list[str] = []
     for case in fixture.cases:
         chk = check_case(case, pinned, relevant, questions, (), seeds)
-        cases.append(
-            ReferenceCase(
-                case_id=case.case_id,
-                turn_index=None,
-                category=case.category,
-                passed=chk.passed,
-                pass_type=classify_pass(chk.passed, chk.precision, case.category),
-                precision=chk.precision,
-                recall=chk.recall,
-                failures=chk.failures,
-            )
-        )
+        cases.append(_case(case.case_id, None, case.category, chk))
         if chk.passed and case.expect.persona_prelude is not None:
             persona.append(case.case_id)
     return ReferenceSystem(name, "pmb-single-turn", PERSONA_ASSUMPTION, tuple(cases), tuple(persona))
@@ -164,18 +159,7 @@ def _session(fixture: PmbFixture, name: ReferenceName) -> ReferenceSystem:
             else:
                 relevant, pinned, questions = [], [], []
             chk = check_turn(turn, relevant, pinned, questions)
-            cases.append(
-                ReferenceCase(
-                    case_id=session.case_id,
-                    turn_index=turn.turn_index,
-                    category=SESSION_CATEGORY,
-                    passed=chk.passed,
-                    pass_type=classify_pass(chk.passed, chk.precision, SESSION_CATEGORY),
-                    precision=chk.precision,
-                    recall=chk.recall,
-                    failures=chk.failures,
-                )
-            )
+            cases.append(_case(session.case_id, turn.turn_index, SESSION_CATEGORY, chk))
             # Ingested after the turn: visible from the next turn on.
             created = _created(turn.create_belief_at_turn)
             if created is not None and created.id not in {b.id for b in corpus}:
