@@ -376,14 +376,9 @@ def sidecar_update(meta: RunMeta, rel: str, root: Path, result_files: set[str], 
             sources.append(prel)
     if not found:
         return {}
-    update: dict[str, Any] = {"metadata_sources": [*meta.metadata_sources, *sources]}
-    if "answer_model" in found:
-        update["answer_model"] = found["answer_model"]
     if "judge_model" in found:
-        update["judge_models"] = [found["judge_model"]]
-    if "top_k" in found:
-        update["top_k"] = found["top_k"]
-    return update
+        found["judge_models"] = [found.pop("judge_model")]
+    return {"metadata_sources": [*meta.metadata_sources, *sources], **found}
 
 
 # ------------------------------------------------------------------ joining, merging, duplicates

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -177,15 +176,8 @@ def _tables_by_run(path: Path) -> dict[str, pa.Table]:
         raise SnapshotError(f"{path}: the columns are not those of this memeval's question table")
     # Parquet names list items ``element``: cast back to the schema the load builds (same values).
     table = table.cast(_WITH_RUN_ID)
-    out: dict[str, pa.Table] = {}
-    start = 0
-    for run_id, rows in itertools.groupby(table.column("run_id").to_pylist()):
-        n = sum(1 for _ in rows)
-        if run_id in out:
-            raise SnapshotError(f"{path}: the rows of run {run_id!r} are not together")
-        out[run_id] = table.slice(start, n).drop_columns(["run_id"])
-        start += n
-    return out
+    spans = parquet.spans(table.column("run_id"), f"{path}: the rows of run")
+    return {run_id: table.slice(lo, hi - lo).drop_columns(["run_id"]) for run_id, (lo, hi) in spans.items()}
 
 
 def _load_doc(directory: Path) -> dict[str, Any]:

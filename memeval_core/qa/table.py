@@ -105,7 +105,8 @@ def table_of(columns: Columns, scores: Columns) -> pa.Table:
     return pa.Table.from_pydict(data, schema=SCHEMA)
 
 
-def _verdict(row: dict[str, Any]) -> dict[str, Any]:
+def _with_extra(row: dict[str, Any]) -> dict[str, Any]:
+    """A question's or verdict's row with its ``extra`` column spread back into unknown fields."""
     extra = row.pop("extra")
     return {**row, **json.loads(extra)} if extra else row
 
@@ -113,12 +114,9 @@ def _verdict(row: dict[str, Any]) -> dict[str, Any]:
 def questions_from_table(table: pa.Table) -> list[QaQuestion]:
     """The questions of a table, each validated again by pydantic (equal to the ones the table was made from)."""
     rows = table.select([*_FIELDS, "extra"]).to_pylist()
-    out = []
     for row in rows:
-        extra = row.pop("extra")
-        row["verdicts"] = [_verdict(v) for v in row["verdicts"]]
-        out.append(QaQuestion.model_validate({**row, **json.loads(extra)} if extra else row))
-    return out
+        row["verdicts"] = [_with_extra(v) for v in row["verdicts"]]
+    return [QaQuestion.model_validate(_with_extra(row)) for row in rows]
 
 
 def scores_from_table(table: pa.Table) -> tuple[QuestionScore, ...]:
