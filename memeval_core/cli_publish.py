@@ -91,13 +91,9 @@ def main_push(args: argparse.Namespace) -> int:
     # Upload progress bars would bury the one-line outcome (and the one-sentence error).
     bars_were_on = not are_progress_bars_disabled()
     disable_progress_bars()
-    if args.space is None:
-        try:
-            return push_results(args)
-        finally:
-            if bars_were_on:
-                enable_progress_bars()
     try:
+        if args.space is None:
+            return push_results(args)
         result = push_space(
             Path(args.from_dir),
             args.space,
